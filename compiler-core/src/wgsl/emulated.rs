@@ -1,12 +1,22 @@
 //! Emulated-warp mode: warps of any width on any GPU, in workgroup memory.
 //!
-//! The kernel runs as the simulator runs it: every invocation of the workgroup follows the same
-//! (uniform) control flow, and a per-invocation `active` flag says which ones take effect. An
-//! `if` runs both branches, each for the invocations its condition selects; a loop goes round
-//! while any invocation of the workgroup is still in it (a workgroup vote read back with
-//! `workgroupUniformLoad`); `break`, `continue` and `return` clear flags. Collectives, votes,
-//! scans and shuffles exchange values through workgroup memory between barriers. So every
-//! barrier is in uniform control flow, as WGSL requires, whatever the warp width.
+//! Lanes meet only at collectives, votes, scans, shuffles (and so `mma`, made of shuffles) and
+//! barriers, which exchange values through workgroup memory between barriers; WGSL wants every
+//! barrier in uniform control flow. So statements are of two kinds ([`alone`]):
+//! - A statement that meets no other lane, however much control flow it holds, is plain
+//!   per-invocation code, as in subgroup mode: its `if`s branch and its loops go round in each
+//!   invocation by itself, as independent thread scheduling runs a warp's threads since Volta.
+//! - A statement that holds a meeting runs as the simulator runs it: every invocation of the
+//!   workgroup follows the same (uniform) control flow, and a per-invocation `active` flag says
+//!   which ones take effect. Such an `if` runs both branches, each for the invocations its
+//!   condition selects; such a loop goes round while any invocation of the workgroup is still
+//!   in it (a workgroup vote read back with `workgroupUniformLoad`: one atomic, a barrier and a
+//!   load a trip, for a loop that meets the other lanes in every trip anyway); `break`,
+//!   `continue` and `return` clear flags.
+//!
+//! **Decision (issue 55):** the first version ran every statement the second way, so a loop
+//! with no meeting in it paid a vote and its barrier on every trip, and both branches of every
+//! `if`: 6 to 36 times the device's own subgroups on lavapipe. Plain code runs at their speed.
 //!
 //! The emulation has no loop of its own (issue 51: lavapipe gives an invocation one budget of
 //! 65,535 loop trips for all of a shader's loops, which per-trip scans of the lanes spent): a
@@ -45,6 +55,8 @@ pub(super) struct Emulation {
     vote_number: Handle<LocalVariable>,
     /// (broken, continued) flags of each enclosing loop.
     loops: Vec<(Handle<LocalVariable>, Handle<LocalVariable>)>,
+    /// Building statements that meet no other lane, as plain per-invocation code.
+    alone: bool,
 }
 
 impl<'k> Builder<'k> {
@@ -129,6 +141,7 @@ impl<'k> Builder<'k> {
             votes,
             vote_number,
             loops: Vec::new(),
+            alone: false,
         });
         let yes = self.lit(block, Literal::Bool(true));
         let no = self.lit(block, Literal::Bool(false));
@@ -210,6 +223,45 @@ impl<'k> Builder<'k> {
         let stay = self.not(block, left);
         let value = self.binary(block, B::LogicalAnd, within, stay);
         self.set_local(block, active, value);
+    }
+
+    /// Whether statements are built as the emulation runs them (not plain code).
+    pub(super) fn emulating(&self) -> bool {
+        self.emulation.as_ref().is_some_and(|e| !e.alone)
+    }
+
+    /// A block in emulated mode. Each run of statements that meet no other lane ([`alone`])
+    /// is plain per-invocation code, as in subgroup mode, under one `if active`: its `if`s
+    /// branch and its loops go round per invocation, with no vote and no barrier. The other
+    /// statements run as the emulation runs them.
+    pub(super) fn block_emulated(&mut self, block: &mut Block, stmts: &[ir::Stmt]) {
+        let mut rest = stmts;
+        while let Some(first) = rest.first() {
+            let plain = rest.iter().take_while(|s| alone(s, 0)).count();
+            if plain == 0 {
+                self.at(first);
+                self.stmt_emulated(block, first);
+                rest = &rest[1..];
+                continue;
+            }
+            let (run, after) = rest.split_at(plain);
+            self.at(&run[0]);
+            self.predicated(block, |b, inner| {
+                b.set_alone(true);
+                for stmt in run {
+                    b.at(stmt);
+                    b.stmt(inner, stmt);
+                }
+                b.set_alone(false);
+            });
+            rest = after;
+        }
+    }
+
+    fn set_alone(&mut self, alone: bool) {
+        if let Some(e) = self.emulation.as_mut() {
+            e.alone = alone;
+        }
     }
 
     pub(super) fn stmt_emulated(&mut self, block: &mut Block, stmt: &ir::Stmt) {
@@ -857,6 +909,29 @@ impl<'k> Builder<'k> {
             };
             b.store_reg(inner, dst, value);
         });
+    }
+}
+
+/// Whether `stmt` meets no other lane, so an invocation can run it by itself: no collective,
+/// vote, scan or shuffle (which read other lanes), no barrier, no `return` (an invocation that
+/// returns still takes part in the barriers after), and no `break` or `continue` of a loop
+/// outside it (`loops`: the loops within `stmt` around this one).
+fn alone(stmt: &ir::Stmt, loops: usize) -> bool {
+    let all = |stmts: &[ir::Stmt], loops| stmts.iter().all(|s| alone(s, loops));
+    match &stmt.kind {
+        StmtKind::Let { op, .. } => !is_collective(op),
+        StmtKind::Store { .. }
+        | StmtKind::SharedStore { .. }
+        | StmtKind::LocalStore { .. }
+        | StmtKind::Atomic(_) => true,
+        StmtKind::If {
+            then_block,
+            else_block,
+            ..
+        } => all(then_block, loops) && all(else_block, loops),
+        StmtKind::Loop { body, continuing } => all(body, loops + 1) && all(continuing, loops + 1),
+        StmtKind::Break | StmtKind::Continue => loops > 0,
+        StmtKind::Return | StmtKind::Barrier | StmtKind::Mma { .. } => false,
     }
 }
 

@@ -6,16 +6,21 @@ use super::*;
 impl<'k> Builder<'k> {
     pub(super) fn block(&mut self, stmts: &[ir::Stmt]) -> Block {
         let mut block = Block::new();
-        for stmt in stmts {
-            self.span = naga::Span::new(stmt.span.start as u32, stmt.span.end as u32);
-            if self.emulation.is_some() {
-                self.stmt_emulated(&mut block, stmt);
-            } else {
+        if self.emulating() {
+            self.block_emulated(&mut block, stmts);
+        } else {
+            for stmt in stmts {
+                self.at(stmt);
                 self.stmt(&mut block, stmt);
             }
         }
         self.flush(&mut block);
         block
+    }
+
+    /// Makes `stmt` the statement whose source the next naga statements carry.
+    pub(super) fn at(&mut self, stmt: &ir::Stmt) {
+        self.span = naga::Span::new(stmt.span.start as u32, stmt.span.end as u32);
     }
 
     pub(super) fn stmt(&mut self, block: &mut Block, stmt: &ir::Stmt) {

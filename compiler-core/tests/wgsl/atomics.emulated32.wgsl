@@ -88,35 +88,12 @@ fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var active_54_: bool;
     var exited_55_: bool;
     var vote_number_56_: u32;
-    var entry_57_: bool;
-    var broken_58_: bool;
-    var continued_59_: bool;
-    var saved_60_: bool;
-    var taken_61_: bool;
-    var entry_62_: bool;
-    var broken_63_: bool;
-    var continued_64_: bool;
-    var saved_65_: bool;
-    var taken_66_: bool;
-    var entry_67_: bool;
-    var broken_68_: bool;
-    var continued_69_: bool;
-    var saved_70_: bool;
-    var taken_71_: bool;
-    var saved_72_: bool;
-    var taken_73_: bool;
-    var cas_found_74_: u32 = 0u;
-    var saved_75_: bool;
-    var taken_76_: bool;
-    var cas_old_77_: u32 = 0u;
-    var cas_old_78_: u32 = 0u;
-    var cas_old_79_: u32 = 0u;
-    var cas_old_80_: u32 = 0u;
-    var saved_81_: bool;
-    var taken_82_: bool;
-    var saved_83_: bool;
-    var taken_84_: bool;
-    var cas_old_85_: u32 = 0u;
+    var cas_found_57_: u32 = 0u;
+    var cas_old_58_: u32 = 0u;
+    var cas_old_59_: u32 = 0u;
+    var cas_old_60_: u32 = 0u;
+    var cas_old_61_: u32 = 0u;
+    var cas_old_62_: u32 = 0u;
 
     active_54_ = true;
     exited_55_ = false;
@@ -125,737 +102,272 @@ fn tessera_atomics(@builtin(local_invocation_index) local_index: u32, @builtin(w
         let _e7 = active_54_;
         if _e7 {
             r0_ = 64i;
-        }
-        let _e11 = active_54_;
-        if _e11 {
             e_1_ = i32(local_index);
-        }
-        let _e16 = active_54_;
-        entry_57_ = _e16;
-        broken_58_ = false;
-        loop {
-            continued_59_ = false;
-            let _e23 = entry_57_;
-            let _e25 = exited_55_;
-            let _e27 = broken_58_;
-            let _e29 = continued_59_;
-            active_54_ = (_e23 && !((_e25 || (_e27 || _e29))));
-            let _e36 = vote_number_56_;
-            vote_number_56_ = (_e36 + 1u);
-            let _e41 = active_54_;
-            if _e41 {
-                let _e44 = vote_number_56_;
-                atomicMax((&workgroup_votes), _e44);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e49 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e49;
-            }
-            let _e52 = workgroupUniformLoad((&workgroup_any));
-            let _e54 = vote_number_56_;
-            if (u32((_e52 == _e54)) == 0u) {
-                break;
-            }
-            {
-                let _e60 = active_54_;
-                if _e60 {
-                    let _e62 = e_1_;
-                    r2_ = (_e62 < 8i);
+            loop {
+                let _e14 = e_1_;
+                r2_ = (_e14 < 8i);
+                let _e19 = r2_;
+                r3_ = !(_e19);
+                let _e23 = r3_;
+                if _e23 {
+                    break;
                 }
-                let _e67 = active_54_;
-                if _e67 {
-                    let _e69 = r2_;
-                    r3_ = !(_e69);
-                }
-                let _e73 = active_54_;
-                saved_60_ = _e73;
-                let _e76 = r3_;
-                let _e78 = saved_60_;
-                let _e79 = (_e78 && _e76);
-                taken_61_ = _e79;
-                active_54_ = _e79;
-                {
-                    let _e83 = active_54_;
-                    let _e85 = broken_58_;
-                    broken_58_ = (_e85 || _e83);
-                    active_54_ = false;
-                }
-                let _e91 = saved_60_;
-                let _e93 = taken_61_;
-                let _e97 = exited_55_;
-                let _e99 = broken_58_;
-                let _e101 = continued_59_;
-                active_54_ = ((_e91 && !(_e93)) && !((_e97 || (_e99 || _e101))));
-                {
-                }
-                let _e108 = saved_60_;
-                let _e110 = exited_55_;
-                let _e112 = broken_58_;
-                let _e114 = continued_59_;
-                active_54_ = (_e108 && !((_e110 || (_e112 || _e114))));
-                let _e121 = active_54_;
-                if _e121 {
-                    let _e123 = e_1_;
-                    r4_ = (_e123 / 1i);
-                }
-                let _e128 = active_54_;
-                if _e128 {
-                    let _e130 = r4_;
-                    r5_ = (_e130 % 8i);
-                }
-                let _e135 = active_54_;
-                if _e135 {
-                    let _e139 = r5_;
-                    atomicStore((&tile0_bins[bitcast<u32>(_e139)]), 0i);
-                }
-            }
-            continuing {
-                let _e144 = entry_57_;
-                continued_59_ = false;
-                let _e148 = exited_55_;
-                let _e150 = broken_58_;
-                let _e152 = continued_59_;
-                active_54_ = (_e144 && !((_e148 || (_e150 || _e152))));
-                {
-                    let _e159 = active_54_;
-                    if _e159 {
-                        let _e161 = e_1_;
-                        let _e163 = r0_;
-                        e_1_ = (_e161 + _e163);
-                    }
+                let _e25 = e_1_;
+                r4_ = (_e25 / 1i);
+                let _e30 = r4_;
+                r5_ = (_e30 % 8i);
+                let _e37 = r5_;
+                atomicStore((&tile0_bins[bitcast<u32>(_e37)]), 0i);
+                continuing {
+                    let _e42 = e_1_;
+                    let _e44 = r0_;
+                    e_1_ = (_e42 + _e44);
                 }
             }
         }
-        let _e167 = entry_57_;
-        let _e169 = exited_55_;
-        active_54_ = (_e167 && !(_e169));
         storageBarrier();
         workgroupBarrier();
-        let _e174 = active_54_;
-        if _e174 {
+        let _e48 = active_54_;
+        if _e48 {
             r6_ = 64i;
-        }
-        let _e178 = active_54_;
-        if _e178 {
             e_7_ = i32(local_index);
-        }
-        let _e183 = active_54_;
-        entry_62_ = _e183;
-        broken_63_ = false;
-        loop {
-            continued_64_ = false;
-            let _e190 = entry_62_;
-            let _e192 = exited_55_;
-            let _e194 = broken_63_;
-            let _e196 = continued_64_;
-            active_54_ = (_e190 && !((_e192 || (_e194 || _e196))));
-            let _e203 = vote_number_56_;
-            vote_number_56_ = (_e203 + 1u);
-            let _e208 = active_54_;
-            if _e208 {
-                let _e211 = vote_number_56_;
-                atomicMax((&workgroup_votes), _e211);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e216 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e216;
-            }
-            let _e219 = workgroupUniformLoad((&workgroup_any));
-            let _e221 = vote_number_56_;
-            if (u32((_e219 == _e221)) == 0u) {
-                break;
-            }
-            {
-                let _e227 = active_54_;
-                if _e227 {
-                    let _e229 = e_7_;
-                    r8_ = (_e229 < 1i);
+            loop {
+                let _e55 = e_7_;
+                r8_ = (_e55 < 1i);
+                let _e60 = r8_;
+                r9_ = !(_e60);
+                let _e64 = r9_;
+                if _e64 {
+                    break;
                 }
-                let _e234 = active_54_;
-                if _e234 {
-                    let _e236 = r8_;
-                    r9_ = !(_e236);
-                }
-                let _e240 = active_54_;
-                saved_65_ = _e240;
-                let _e243 = r9_;
-                let _e245 = saved_65_;
-                let _e246 = (_e245 && _e243);
-                taken_66_ = _e246;
-                active_54_ = _e246;
-                {
-                    let _e250 = active_54_;
-                    let _e252 = broken_63_;
-                    broken_63_ = (_e252 || _e250);
-                    active_54_ = false;
-                }
-                let _e258 = saved_65_;
-                let _e260 = taken_66_;
-                let _e264 = exited_55_;
-                let _e266 = broken_63_;
-                let _e268 = continued_64_;
-                active_54_ = ((_e258 && !(_e260)) && !((_e264 || (_e266 || _e268))));
-                {
-                }
-                let _e275 = saved_65_;
-                let _e277 = exited_55_;
-                let _e279 = broken_63_;
-                let _e281 = continued_64_;
-                active_54_ = (_e275 && !((_e277 || (_e279 || _e281))));
-                let _e288 = active_54_;
-                if _e288 {
-                    let _e290 = e_7_;
-                    r10_ = (_e290 / 1i);
-                }
-                let _e295 = active_54_;
-                if _e295 {
-                    let _e297 = r10_;
-                    r11_ = (_e297 % 1i);
-                }
-                let _e302 = active_54_;
-                if _e302 {
-                    let _e306 = r11_;
-                    atomicStore((&tile1_top[bitcast<u32>(_e306)]), 0u);
-                }
-            }
-            continuing {
-                let _e311 = entry_62_;
-                continued_64_ = false;
-                let _e315 = exited_55_;
-                let _e317 = broken_63_;
-                let _e319 = continued_64_;
-                active_54_ = (_e311 && !((_e315 || (_e317 || _e319))));
-                {
-                    let _e326 = active_54_;
-                    if _e326 {
-                        let _e328 = e_7_;
-                        let _e330 = r6_;
-                        e_7_ = (_e328 + _e330);
-                    }
+                let _e66 = e_7_;
+                r10_ = (_e66 / 1i);
+                let _e71 = r10_;
+                r11_ = (_e71 % 1i);
+                let _e78 = r11_;
+                atomicStore((&tile1_top[bitcast<u32>(_e78)]), 0u);
+                continuing {
+                    let _e83 = e_7_;
+                    let _e85 = r6_;
+                    e_7_ = (_e83 + _e85);
                 }
             }
         }
-        let _e334 = entry_62_;
-        let _e336 = exited_55_;
-        active_54_ = (_e334 && !(_e336));
         storageBarrier();
         workgroupBarrier();
-        let _e341 = active_54_;
-        if _e341 {
+        let _e89 = active_54_;
+        if _e89 {
             r12_ = 64i;
-        }
-        let _e345 = active_54_;
-        if _e345 {
             e_13_ = i32(local_index);
-        }
-        let _e350 = active_54_;
-        entry_67_ = _e350;
-        broken_68_ = false;
-        loop {
-            continued_69_ = false;
-            let _e357 = entry_67_;
-            let _e359 = exited_55_;
-            let _e361 = broken_68_;
-            let _e363 = continued_69_;
-            active_54_ = (_e357 && !((_e359 || (_e361 || _e363))));
-            let _e370 = vote_number_56_;
-            vote_number_56_ = (_e370 + 1u);
-            let _e375 = active_54_;
-            if _e375 {
-                let _e378 = vote_number_56_;
-                atomicMax((&workgroup_votes), _e378);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e383 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e383;
-            }
-            let _e386 = workgroupUniformLoad((&workgroup_any));
-            let _e388 = vote_number_56_;
-            if (u32((_e386 == _e388)) == 0u) {
-                break;
-            }
-            {
-                let _e394 = active_54_;
-                if _e394 {
-                    let _e396 = e_13_;
-                    r14_ = (_e396 < 1i);
+            loop {
+                let _e96 = e_13_;
+                r14_ = (_e96 < 1i);
+                let _e101 = r14_;
+                r15_ = !(_e101);
+                let _e105 = r15_;
+                if _e105 {
+                    break;
                 }
-                let _e401 = active_54_;
-                if _e401 {
-                    let _e403 = r14_;
-                    r15_ = !(_e403);
-                }
-                let _e407 = active_54_;
-                saved_70_ = _e407;
-                let _e410 = r15_;
-                let _e412 = saved_70_;
-                let _e413 = (_e412 && _e410);
-                taken_71_ = _e413;
-                active_54_ = _e413;
-                {
-                    let _e417 = active_54_;
-                    let _e419 = broken_68_;
-                    broken_68_ = (_e419 || _e417);
-                    active_54_ = false;
-                }
-                let _e425 = saved_70_;
-                let _e427 = taken_71_;
-                let _e431 = exited_55_;
-                let _e433 = broken_68_;
-                let _e435 = continued_69_;
-                active_54_ = ((_e425 && !(_e427)) && !((_e431 || (_e433 || _e435))));
-                {
-                }
-                let _e442 = saved_70_;
-                let _e444 = exited_55_;
-                let _e446 = broken_68_;
-                let _e448 = continued_69_;
-                active_54_ = (_e442 && !((_e444 || (_e446 || _e448))));
-                let _e455 = active_54_;
-                if _e455 {
-                    let _e457 = e_13_;
-                    r16_ = (_e457 / 1i);
-                }
-                let _e462 = active_54_;
-                if _e462 {
-                    let _e464 = r16_;
-                    r17_ = (_e464 % 1i);
-                }
-                let _e469 = active_54_;
-                if _e469 {
-                    let _e474 = r17_;
-                    atomicStore((&tile2_half[bitcast<u32>(_e474)]), bitcast<u32>(0f));
-                }
-            }
-            continuing {
-                let _e479 = entry_67_;
-                continued_69_ = false;
-                let _e483 = exited_55_;
-                let _e485 = broken_68_;
-                let _e487 = continued_69_;
-                active_54_ = (_e479 && !((_e483 || (_e485 || _e487))));
-                {
-                    let _e494 = active_54_;
-                    if _e494 {
-                        let _e496 = e_13_;
-                        let _e498 = r12_;
-                        e_13_ = (_e496 + _e498);
-                    }
+                let _e107 = e_13_;
+                r16_ = (_e107 / 1i);
+                let _e112 = r16_;
+                r17_ = (_e112 % 1i);
+                let _e120 = r17_;
+                atomicStore((&tile2_half[bitcast<u32>(_e120)]), bitcast<u32>(0f));
+                continuing {
+                    let _e125 = e_13_;
+                    let _e127 = r12_;
+                    e_13_ = (_e125 + _e127);
                 }
             }
         }
-        let _e502 = entry_67_;
-        let _e504 = exited_55_;
-        active_54_ = (_e502 && !(_e504));
         storageBarrier();
         workgroupBarrier();
-        let _e509 = active_54_;
-        if _e509 {
+        let _e131 = active_54_;
+        if _e131 {
             r18_ = i32(block.x);
-        }
-        let _e515 = active_54_;
-        if _e515 {
             r19_ = 64i;
-        }
-        let _e519 = active_54_;
-        if _e519 {
-            let _e521 = r18_;
-            let _e523 = r19_;
-            r20_ = (_e521 * _e523);
-        }
-        let _e527 = active_54_;
-        if _e527 {
+            let _e139 = r18_;
+            let _e141 = r19_;
+            r20_ = (_e139 * _e141);
             r21_ = i32(local_index);
-        }
-        let _e532 = active_54_;
-        if _e532 {
-            let _e534 = r20_;
-            let _e536 = r21_;
-            r22_ = (_e534 + _e536);
-        }
-        let _e540 = active_54_;
-        if _e540 {
-            let _e542 = r22_;
-            i_23_ = _e542;
-        }
-        let _e545 = active_54_;
-        if _e545 {
-            let _e548 = params.N;
-            r24_ = _e548;
-        }
-        let _e551 = active_54_;
-        if _e551 {
-            let _e553 = i_23_;
-            let _e555 = r24_;
-            r25_ = (_e553 < _e555);
-        }
-        let _e559 = active_54_;
-        saved_72_ = _e559;
-        let _e562 = r25_;
-        let _e564 = saved_72_;
-        let _e565 = (_e564 && _e562);
-        taken_73_ = _e565;
-        active_54_ = _e565;
-        {
-            let _e569 = active_54_;
-            if _e569 {
-                let _e574 = i_23_;
-                let _e578 = X[bitcast<u32>(_e574)];
-                r26_ = _e578;
-            }
-            let _e581 = active_54_;
-            if _e581 {
-                let _e583 = r26_;
-                x_27_ = _e583;
-            }
-            let _e586 = active_54_;
-            if _e586 {
-                let _e593 = x_27_;
-                atomicAdd((&S[bitcast<u32>(0i)]), _e593);
-            }
-            let _e595 = active_54_;
-            if _e595 {
-                let _e602 = x_27_;
-                atomicSub((&S[bitcast<u32>(1i)]), _e602);
-            }
-            let _e604 = active_54_;
-            if _e604 {
-                let _e611 = x_27_;
-                atomicMin((&S[bitcast<u32>(2i)]), _e611);
-            }
-            let _e613 = active_54_;
-            if _e613 {
-                let _e620 = x_27_;
-                let _e621 = atomicMax((&S[bitcast<u32>(3i)]), _e620);
-                r28_ = _e621;
-            }
-            let _e624 = active_54_;
-            if _e624 {
-                let _e626 = r28_;
-                before_29_ = _e626;
-            }
-            let _e629 = active_54_;
-            if _e629 {
-                let _e636 = before_29_;
-                atomicMax((&S[bitcast<u32>(3i)]), _e636);
-            }
-            let _e638 = active_54_;
-            if _e638 {
-                let _e640 = x_27_;
-                r30_ = u32(_e640);
-            }
-            let _e644 = active_54_;
-            if _e644 {
-                let _e646 = r30_;
-                r31_ = (_e646 | 4294902000u);
-            }
-            let _e651 = active_54_;
-            if _e651 {
-                let _e658 = r31_;
-                atomicAnd((&U[bitcast<u32>(0i)]), _e658);
-            }
-            let _e660 = active_54_;
-            if _e660 {
-                let _e662 = x_27_;
-                r32_ = u32(_e662);
-            }
-            let _e666 = active_54_;
-            if _e666 {
-                let _e668 = r32_;
-                r33_ = (_e668 & 255u);
-            }
-            let _e673 = active_54_;
-            if _e673 {
-                let _e680 = r33_;
-                atomicOr((&U[bitcast<u32>(1i)]), _e680);
-            }
-            let _e682 = active_54_;
-            if _e682 {
-                let _e684 = x_27_;
-                r34_ = u32(_e684);
-            }
-            let _e688 = active_54_;
-            if _e688 {
-                let _e695 = r34_;
-                atomicXor((&U[bitcast<u32>(2i)]), _e695);
-            }
-            let _e697 = active_54_;
-            if _e697 {
-                let _e704 = atomicExchange((&U[bitcast<u32>(3i)]), 7u);
-                r35_ = _e704;
-            }
-            let _e707 = active_54_;
-            if _e707 {
-                let _e709 = r35_;
-                found_36_ = _e709;
-            }
-            let _e712 = active_54_;
-            if _e712 {
-                let _e719 = found_36_;
-                atomicOr((&U[bitcast<u32>(4i)]), _e719);
-            }
-            let _e721 = active_54_;
-            if _e721 {
-                let _e723 = x_27_;
-                r37_ = (_e723 & 7i);
-            }
-            let _e728 = active_54_;
-            if _e728 {
-                let _e731 = r37_;
+            let _e148 = r20_;
+            let _e150 = r21_;
+            r22_ = (_e148 + _e150);
+            let _e154 = r22_;
+            i_23_ = _e154;
+            let _e158 = params.N;
+            r24_ = _e158;
+            let _e161 = i_23_;
+            let _e163 = r24_;
+            r25_ = (_e161 < _e163);
+            let _e167 = r25_;
+            if _e167 {
+                let _e172 = i_23_;
+                let _e176 = X[bitcast<u32>(_e172)];
+                r26_ = _e176;
+                let _e179 = r26_;
+                x_27_ = _e179;
+                let _e187 = x_27_;
+                atomicAdd((&S[bitcast<u32>(0i)]), _e187);
+                let _e194 = x_27_;
+                atomicSub((&S[bitcast<u32>(1i)]), _e194);
+                let _e201 = x_27_;
+                atomicMin((&S[bitcast<u32>(2i)]), _e201);
+                let _e208 = x_27_;
+                let _e209 = atomicMax((&S[bitcast<u32>(3i)]), _e208);
+                r28_ = _e209;
+                let _e212 = r28_;
+                before_29_ = _e212;
+                let _e220 = before_29_;
+                atomicMax((&S[bitcast<u32>(3i)]), _e220);
+                let _e222 = x_27_;
+                r30_ = u32(_e222);
+                let _e226 = r30_;
+                r31_ = (_e226 | 4294902000u);
+                let _e236 = r31_;
+                atomicAnd((&U[bitcast<u32>(0i)]), _e236);
+                let _e238 = x_27_;
+                r32_ = u32(_e238);
+                let _e242 = r32_;
+                r33_ = (_e242 & 255u);
+                let _e252 = r33_;
+                atomicOr((&U[bitcast<u32>(1i)]), _e252);
+                let _e254 = x_27_;
+                r34_ = u32(_e254);
+                let _e263 = r34_;
+                atomicXor((&U[bitcast<u32>(2i)]), _e263);
+                let _e270 = atomicExchange((&U[bitcast<u32>(3i)]), 7u);
+                r35_ = _e270;
+                let _e273 = r35_;
+                found_36_ = _e273;
+                let _e281 = found_36_;
+                atomicOr((&U[bitcast<u32>(4i)]), _e281);
+                let _e283 = x_27_;
+                r37_ = (_e283 & 7i);
+                let _e289 = r37_;
                 loop {
-                    let _e739 = atomicCompareExchangeWeak((&Claim[bitcast<u32>(_e731)]), 0u, 1u);
-                    cas_found_74_ = _e739.old_value;
-                    if (_e739.exchanged || (_e739.old_value != 0u)) {
+                    let _e297 = atomicCompareExchangeWeak((&Claim[bitcast<u32>(_e289)]), 0u, 1u);
+                    cas_found_57_ = _e297.old_value;
+                    if (_e297.exchanged || (_e297.old_value != 0u)) {
                         break;
                     }
                 }
-                let _e744 = cas_found_74_;
-                r38_ = _e744;
-            }
-            let _e747 = active_54_;
-            if _e747 {
-                let _e749 = r38_;
-                r39_ = (_e749 == 0u);
-            }
-            let _e754 = active_54_;
-            saved_75_ = _e754;
-            let _e757 = r39_;
-            let _e759 = saved_75_;
-            let _e760 = (_e759 && _e757);
-            taken_76_ = _e760;
-            active_54_ = _e760;
-            {
-                let _e764 = active_54_;
-                if _e764 {
+                let _e302 = cas_found_57_;
+                r38_ = _e302;
+                let _e305 = r38_;
+                r39_ = (_e305 == 0u);
+                let _e310 = r39_;
+                if _e310 {
                     atomicAdd((&U[bitcast<u32>(5i)]), 1u);
                 }
-            }
-            let _e772 = saved_75_;
-            let _e774 = taken_76_;
-            let _e778 = exited_55_;
-            active_54_ = ((_e772 && !(_e774)) && !(_e778));
-            {
-            }
-            let _e783 = saved_75_;
-            let _e785 = exited_55_;
-            active_54_ = (_e783 && !(_e785));
-            let _e790 = active_54_;
-            if _e790 {
-                let _e797 = atomicAdd((&Ticket[bitcast<u32>(0i)]), 1u);
-                r40_ = _e797;
-            }
-            let _e800 = active_54_;
-            if _e800 {
-                let _e802 = r40_;
-                ticket_41_ = _e802;
-            }
-            let _e805 = active_54_;
-            if _e805 {
-                let _e811 = ticket_41_;
-                Seen[bitcast<u32>(_e811)] = 1u;
-            }
-            let _e816 = active_54_;
-            if _e816 {
-                let _e818 = x_27_;
-                r42_ = (_e818 & 7i);
-            }
-            let _e823 = active_54_;
-            if _e823 {
-                let _e826 = r42_;
-                atomicAdd((&tile0_bins[bitcast<u32>(_e826)]), 1i);
-            }
-            let _e832 = active_54_;
-            if _e832 {
-                let _e834 = x_27_;
-                r43_ = u32(_e834);
-            }
-            let _e838 = active_54_;
-            if _e838 {
-                let _e845 = r43_;
-                atomicMax((&tile1_top[bitcast<u32>(0i)]), _e845);
-            }
-            let _e847 = active_54_;
-            if _e847 {
-                let _e855 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
-                cas_old_77_ = _e855;
+                let _e323 = atomicAdd((&Ticket[bitcast<u32>(0i)]), 1u);
+                r40_ = _e323;
+                let _e326 = r40_;
+                ticket_41_ = _e326;
+                let _e333 = ticket_41_;
+                Seen[bitcast<u32>(_e333)] = 1u;
+                let _e338 = x_27_;
+                r42_ = (_e338 & 7i);
+                let _e344 = r42_;
+                atomicAdd((&tile0_bins[bitcast<u32>(_e344)]), 1i);
+                let _e350 = x_27_;
+                r43_ = u32(_e350);
+                let _e359 = r43_;
+                atomicMax((&tile1_top[bitcast<u32>(0i)]), _e359);
+                let _e367 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
+                cas_old_58_ = _e367;
                 loop {
-                    let _e857 = cas_old_77_;
-                    let _e861 = atomicCompareExchangeWeak((&tile2_half[bitcast<u32>(0i)]), _e857, bitcast<u32>((bitcast<f32>(_e857) + 0.5f)));
-                    if _e861.exchanged {
+                    let _e369 = cas_old_58_;
+                    let _e373 = atomicCompareExchangeWeak((&tile2_half[bitcast<u32>(0i)]), _e369, bitcast<u32>((bitcast<f32>(_e369) + 0.5f)));
+                    if _e373.exchanged {
                         break;
                     }
-                    cas_old_77_ = _e861.old_value;
+                    cas_old_58_ = _e373.old_value;
                 }
-            }
-            let _e865 = active_54_;
-            if _e865 {
-                let _e872 = bitcast<u32>(0.25f);
-                let _e882 = atomicLoad((&F[bitcast<u32>(0i)]));
-                cas_old_78_ = _e882;
+                let _e382 = bitcast<u32>(0.25f);
+                let _e392 = atomicLoad((&F[bitcast<u32>(0i)]));
+                cas_old_59_ = _e392;
                 loop {
-                    let _e884 = cas_old_78_;
-                    let _e894 = bitcast<u32>((bitcast<f32>(select(_e884, (_e884 & 2147483648u), ((_e884 & 2139095040u) == 0u))) + bitcast<f32>(select(_e872, (_e872 & 2147483648u), ((_e872 & 2139095040u) == 0u)))));
-                    let _e902 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e884, select(_e894, (_e894 & 2147483648u), ((_e894 & 2139095040u) == 0u)));
-                    if _e902.exchanged {
+                    let _e394 = cas_old_59_;
+                    let _e404 = bitcast<u32>((bitcast<f32>(select(_e394, (_e394 & 2147483648u), ((_e394 & 2139095040u) == 0u))) + bitcast<f32>(select(_e382, (_e382 & 2147483648u), ((_e382 & 2139095040u) == 0u)))));
+                    let _e412 = atomicCompareExchangeWeak((&F[bitcast<u32>(0i)]), _e394, select(_e404, (_e404 & 2147483648u), ((_e404 & 2139095040u) == 0u)));
+                    if _e412.exchanged {
                         break;
                     }
-                    cas_old_78_ = _e902.old_value;
+                    cas_old_59_ = _e412.old_value;
                 }
-            }
-            let _e906 = active_54_;
-            if _e906 {
-                let _e913 = bitcast<u32>(0.0000000000000000000000000000000000000001f);
-                let _e923 = atomicLoad((&F[bitcast<u32>(2i)]));
-                cas_old_79_ = _e923;
+                let _e421 = bitcast<u32>(0.0000000000000000000000000000000000000001f);
+                let _e431 = atomicLoad((&F[bitcast<u32>(2i)]));
+                cas_old_60_ = _e431;
                 loop {
-                    let _e925 = cas_old_79_;
-                    let _e935 = bitcast<u32>((bitcast<f32>(select(_e925, (_e925 & 2147483648u), ((_e925 & 2139095040u) == 0u))) + bitcast<f32>(select(_e913, (_e913 & 2147483648u), ((_e913 & 2139095040u) == 0u)))));
-                    let _e943 = atomicCompareExchangeWeak((&F[bitcast<u32>(2i)]), _e925, select(_e935, (_e935 & 2147483648u), ((_e935 & 2139095040u) == 0u)));
-                    if _e943.exchanged {
+                    let _e433 = cas_old_60_;
+                    let _e443 = bitcast<u32>((bitcast<f32>(select(_e433, (_e433 & 2147483648u), ((_e433 & 2139095040u) == 0u))) + bitcast<f32>(select(_e421, (_e421 & 2147483648u), ((_e421 & 2139095040u) == 0u)))));
+                    let _e451 = atomicCompareExchangeWeak((&F[bitcast<u32>(2i)]), _e433, select(_e443, (_e443 & 2147483648u), ((_e443 & 2139095040u) == 0u)));
+                    if _e451.exchanged {
                         break;
                     }
-                    cas_old_79_ = _e943.old_value;
+                    cas_old_60_ = _e451.old_value;
                 }
-            }
-            let _e947 = active_54_;
-            if _e947 {
-                let _e954 = bitcast<u32>(0f);
-                let _e964 = atomicLoad((&F[bitcast<u32>(3i)]));
-                cas_old_80_ = _e964;
+                let _e460 = bitcast<u32>(0f);
+                let _e470 = atomicLoad((&F[bitcast<u32>(3i)]));
+                cas_old_61_ = _e470;
                 loop {
-                    let _e966 = cas_old_80_;
-                    let _e976 = bitcast<u32>((bitcast<f32>(select(_e966, (_e966 & 2147483648u), ((_e966 & 2139095040u) == 0u))) + bitcast<f32>(select(_e954, (_e954 & 2147483648u), ((_e954 & 2139095040u) == 0u)))));
-                    let _e984 = atomicCompareExchangeWeak((&F[bitcast<u32>(3i)]), _e966, select(_e976, (_e976 & 2147483648u), ((_e976 & 2139095040u) == 0u)));
-                    if _e984.exchanged {
+                    let _e472 = cas_old_61_;
+                    let _e482 = bitcast<u32>((bitcast<f32>(select(_e472, (_e472 & 2147483648u), ((_e472 & 2139095040u) == 0u))) + bitcast<f32>(select(_e460, (_e460 & 2147483648u), ((_e460 & 2139095040u) == 0u)))));
+                    let _e490 = atomicCompareExchangeWeak((&F[bitcast<u32>(3i)]), _e472, select(_e482, (_e482 & 2147483648u), ((_e482 & 2139095040u) == 0u)));
+                    if _e490.exchanged {
                         break;
                     }
-                    cas_old_80_ = _e984.old_value;
+                    cas_old_61_ = _e490.old_value;
                 }
             }
         }
-        let _e988 = saved_72_;
-        let _e990 = taken_73_;
-        let _e994 = exited_55_;
-        active_54_ = ((_e988 && !(_e990)) && !(_e994));
-        {
-        }
-        let _e999 = saved_72_;
-        let _e1001 = exited_55_;
-        active_54_ = (_e999 && !(_e1001));
         storageBarrier();
         workgroupBarrier();
-        let _e1006 = active_54_;
-        if _e1006 {
+        let _e494 = active_54_;
+        if _e494 {
             r44_ = i32(local_index);
-        }
-        let _e1011 = active_54_;
-        if _e1011 {
-            let _e1013 = r44_;
-            r45_ = (_e1013 < 8i);
-        }
-        let _e1018 = active_54_;
-        saved_81_ = _e1018;
-        let _e1021 = r45_;
-        let _e1023 = saved_81_;
-        let _e1024 = (_e1023 && _e1021);
-        taken_82_ = _e1024;
-        active_54_ = _e1024;
-        {
-            let _e1028 = active_54_;
-            if _e1028 {
+            let _e499 = r44_;
+            r45_ = (_e499 < 8i);
+            let _e504 = r45_;
+            if _e504 {
                 r46_ = i32(local_index);
-            }
-            let _e1033 = active_54_;
-            if _e1033 {
-                let _e1036 = r46_;
-                r47_ = (4i + _e1036);
-            }
-            let _e1040 = active_54_;
-            if _e1040 {
+                let _e510 = r46_;
+                r47_ = (4i + _e510);
                 r48_ = i32(local_index);
+                let _e518 = r48_;
+                let _e522 = atomicLoad((&tile0_bins[bitcast<u32>(_e518)]));
+                r49_ = _e522;
+                let _e526 = r47_;
+                let _e531 = r49_;
+                atomicAdd((&S[bitcast<u32>(_e526)]), _e531);
             }
-            let _e1045 = active_54_;
-            if _e1045 {
-                let _e1048 = r48_;
-                let _e1052 = atomicLoad((&tile0_bins[bitcast<u32>(_e1048)]));
-                r49_ = _e1052;
-            }
-            let _e1055 = active_54_;
-            if _e1055 {
-                let _e1058 = r47_;
-                let _e1063 = r49_;
-                atomicAdd((&S[bitcast<u32>(_e1058)]), _e1063);
-            }
-        }
-        let _e1065 = saved_81_;
-        let _e1067 = taken_82_;
-        let _e1071 = exited_55_;
-        active_54_ = ((_e1065 && !(_e1067)) && !(_e1071));
-        {
-        }
-        let _e1076 = saved_81_;
-        let _e1078 = exited_55_;
-        active_54_ = (_e1076 && !(_e1078));
-        let _e1083 = active_54_;
-        if _e1083 {
             r50_ = i32(local_index);
-        }
-        let _e1088 = active_54_;
-        if _e1088 {
-            let _e1090 = r50_;
-            r51_ = (_e1090 == 8i);
-        }
-        let _e1095 = active_54_;
-        saved_83_ = _e1095;
-        let _e1098 = r51_;
-        let _e1100 = saved_83_;
-        let _e1101 = (_e1100 && _e1098);
-        taken_84_ = _e1101;
-        active_54_ = _e1101;
-        {
-            let _e1105 = active_54_;
-            if _e1105 {
-                let _e1111 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
-                r52_ = bitcast<f32>(_e1111);
-            }
-            let _e1115 = active_54_;
-            if _e1115 {
-                let _e1122 = r52_;
-                let _e1123 = bitcast<u32>(_e1122);
-                let _e1133 = atomicLoad((&F[bitcast<u32>(1i)]));
-                cas_old_85_ = _e1133;
+            let _e536 = r50_;
+            r51_ = (_e536 == 8i);
+            let _e541 = r51_;
+            if _e541 {
+                let _e547 = atomicLoad((&tile2_half[bitcast<u32>(0i)]));
+                r52_ = bitcast<f32>(_e547);
+                let _e556 = r52_;
+                let _e557 = bitcast<u32>(_e556);
+                let _e567 = atomicLoad((&F[bitcast<u32>(1i)]));
+                cas_old_62_ = _e567;
                 loop {
-                    let _e1135 = cas_old_85_;
-                    let _e1145 = bitcast<u32>((bitcast<f32>(select(_e1135, (_e1135 & 2147483648u), ((_e1135 & 2139095040u) == 0u))) + bitcast<f32>(select(_e1123, (_e1123 & 2147483648u), ((_e1123 & 2139095040u) == 0u)))));
-                    let _e1153 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e1135, select(_e1145, (_e1145 & 2147483648u), ((_e1145 & 2139095040u) == 0u)));
-                    if _e1153.exchanged {
+                    let _e569 = cas_old_62_;
+                    let _e579 = bitcast<u32>((bitcast<f32>(select(_e569, (_e569 & 2147483648u), ((_e569 & 2139095040u) == 0u))) + bitcast<f32>(select(_e557, (_e557 & 2147483648u), ((_e557 & 2139095040u) == 0u)))));
+                    let _e587 = atomicCompareExchangeWeak((&F[bitcast<u32>(1i)]), _e569, select(_e579, (_e579 & 2147483648u), ((_e579 & 2139095040u) == 0u)));
+                    if _e587.exchanged {
                         break;
                     }
-                    cas_old_85_ = _e1153.old_value;
+                    cas_old_62_ = _e587.old_value;
                 }
-            }
-            let _e1157 = active_54_;
-            if _e1157 {
-                let _e1163 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
-                r53_ = _e1163;
-            }
-            let _e1166 = active_54_;
-            if _e1166 {
-                let _e1173 = r53_;
-                atomicMax((&U[bitcast<u32>(6i)]), _e1173);
+                let _e595 = atomicLoad((&tile1_top[bitcast<u32>(0i)]));
+                r53_ = _e595;
+                let _e603 = r53_;
+                atomicMax((&U[bitcast<u32>(6i)]), _e603);
             }
         }
-        let _e1175 = saved_83_;
-        let _e1177 = taken_84_;
-        let _e1181 = exited_55_;
-        active_54_ = ((_e1175 && !(_e1177)) && !(_e1181));
-        {
-        }
-        let _e1186 = saved_83_;
-        let _e1188 = exited_55_;
-        active_54_ = (_e1186 && !(_e1188));
     }
 }

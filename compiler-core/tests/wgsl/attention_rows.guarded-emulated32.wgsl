@@ -163,14 +163,7 @@ fn tessera_attention_rows(@builtin(local_invocation_index) local_index: u32, @bu
     var active_135_: bool;
     var exited_136_: bool;
     var vote_number_137_: u32;
-    var saved_138_: bool;
-    var taken_139_: bool;
-    var entry_140_: bool;
-    var broken_141_: bool;
-    var continued_142_: bool;
-    var left_143_: bool = false;
-    var saved_144_: bool;
-    var taken_145_: bool;
+    var left_138_: bool = false;
 
     active_135_ = true;
     exited_136_ = false;
@@ -179,1085 +172,462 @@ fn tessera_attention_rows(@builtin(local_invocation_index) local_index: u32, @bu
         let _e8 = active_135_;
         if _e8 {
             r0_ = i32(block.x);
-        }
-        let _e14 = active_135_;
-        if _e14 {
             r1_ = 64i;
-        }
-        let _e18 = active_135_;
-        if _e18 {
-            let _e20 = r0_;
-            let _e22 = r1_;
-            r2_ = (_e20 * _e22);
-        }
-        let _e26 = active_135_;
-        if _e26 {
+            let _e16 = r0_;
+            let _e18 = r1_;
+            r2_ = (_e16 * _e18);
             r3_ = i32(local_index);
-        }
-        let _e31 = active_135_;
-        if _e31 {
-            let _e33 = r2_;
-            let _e35 = r3_;
-            r4_ = (_e33 + _e35);
-        }
-        let _e39 = active_135_;
-        if _e39 {
-            let _e41 = r4_;
-            row_5_ = _e41;
-        }
-        let _e44 = active_135_;
-        if _e44 {
-            let _e47 = params.S;
-            r6_ = _e47;
-        }
-        let _e50 = active_135_;
-        if _e50 {
-            let _e52 = row_5_;
-            let _e54 = r6_;
-            r7_ = (_e52 < _e54);
-        }
-        let _e58 = active_135_;
-        saved_138_ = _e58;
-        let _e61 = r7_;
-        let _e63 = saved_138_;
-        let _e64 = (_e63 && _e61);
-        taken_139_ = _e64;
-        active_135_ = _e64;
-        {
-            let _e68 = active_135_;
-            if _e68 {
+            let _e25 = r2_;
+            let _e27 = r3_;
+            r4_ = (_e25 + _e27);
+            let _e31 = r4_;
+            row_5_ = _e31;
+            let _e35 = params.S;
+            r6_ = _e35;
+            let _e38 = row_5_;
+            let _e40 = r6_;
+            r7_ = (_e38 < _e40);
+            let _e44 = r7_;
+            if _e44 {
                 q_local0_[0i] = 0f;
-            }
-            let _e74 = active_135_;
-            if _e74 {
                 q_local0_[1i] = 0f;
-            }
-            let _e80 = active_135_;
-            if _e80 {
                 q_local0_[2i] = 0f;
-            }
-            let _e86 = active_135_;
-            if _e86 {
                 q_local0_[3i] = 0f;
-            }
-            let _e92 = active_135_;
-            if _e92 {
                 q_local0_[4i] = 0f;
-            }
-            let _e98 = active_135_;
-            if _e98 {
                 q_local0_[5i] = 0f;
-            }
-            let _e104 = active_135_;
-            if _e104 {
                 q_local0_[6i] = 0f;
-            }
-            let _e110 = active_135_;
-            if _e110 {
                 q_local0_[7i] = 0f;
-            }
-            let _e116 = active_135_;
-            if _e116 {
                 o_local1_[0i] = 0f;
-            }
-            let _e122 = active_135_;
-            if _e122 {
                 o_local1_[1i] = 0f;
-            }
-            let _e128 = active_135_;
-            if _e128 {
                 o_local1_[2i] = 0f;
-            }
-            let _e134 = active_135_;
-            if _e134 {
                 o_local1_[3i] = 0f;
-            }
-            let _e140 = active_135_;
-            if _e140 {
                 o_local1_[4i] = 0f;
-            }
-            let _e146 = active_135_;
-            if _e146 {
                 o_local1_[5i] = 0f;
-            }
-            let _e152 = active_135_;
-            if _e152 {
                 o_local1_[6i] = 0f;
-            }
-            let _e158 = active_135_;
-            if _e158 {
                 o_local1_[7i] = 0f;
-            }
-            let _e164 = active_135_;
-            if _e164 {
-                let _e170 = row_5_;
-                let _e177 = Q[bitcast<u32>(((_e170 * 8i) + 0i))];
-                r8_ = _e177;
-            }
-            let _e180 = active_135_;
-            if _e180 {
-                let _e182 = r8_;
-                r9_ = (_e182 * 0.35355338f);
-            }
-            let _e187 = active_135_;
-            if _e187 {
-                let _e189 = r9_;
-                q_local0_[0i] = _e189;
-            }
-            let _e194 = active_135_;
-            if _e194 {
-                let _e200 = row_5_;
-                let _e207 = Q[bitcast<u32>(((_e200 * 8i) + 1i))];
-                r10_ = _e207;
-            }
-            let _e210 = active_135_;
-            if _e210 {
-                let _e212 = r10_;
-                r11_ = (_e212 * 0.35355338f);
-            }
-            let _e217 = active_135_;
-            if _e217 {
-                let _e219 = r11_;
-                q_local0_[1i] = _e219;
-            }
-            let _e224 = active_135_;
-            if _e224 {
-                let _e230 = row_5_;
-                let _e237 = Q[bitcast<u32>(((_e230 * 8i) + 2i))];
-                r12_ = _e237;
-            }
-            let _e240 = active_135_;
-            if _e240 {
-                let _e242 = r12_;
-                r13_ = (_e242 * 0.35355338f);
-            }
-            let _e247 = active_135_;
-            if _e247 {
-                let _e249 = r13_;
-                q_local0_[2i] = _e249;
-            }
-            let _e254 = active_135_;
-            if _e254 {
-                let _e260 = row_5_;
-                let _e267 = Q[bitcast<u32>(((_e260 * 8i) + 3i))];
-                r14_ = _e267;
-            }
-            let _e270 = active_135_;
-            if _e270 {
-                let _e272 = r14_;
-                r15_ = (_e272 * 0.35355338f);
-            }
-            let _e277 = active_135_;
-            if _e277 {
-                let _e279 = r15_;
-                q_local0_[3i] = _e279;
-            }
-            let _e284 = active_135_;
-            if _e284 {
-                let _e290 = row_5_;
-                let _e297 = Q[bitcast<u32>(((_e290 * 8i) + 4i))];
-                r16_ = _e297;
-            }
-            let _e300 = active_135_;
-            if _e300 {
-                let _e302 = r16_;
-                r17_ = (_e302 * 0.35355338f);
-            }
-            let _e307 = active_135_;
-            if _e307 {
-                let _e309 = r17_;
-                q_local0_[4i] = _e309;
-            }
-            let _e314 = active_135_;
-            if _e314 {
-                let _e320 = row_5_;
-                let _e327 = Q[bitcast<u32>(((_e320 * 8i) + 5i))];
-                r18_ = _e327;
-            }
-            let _e330 = active_135_;
-            if _e330 {
-                let _e332 = r18_;
-                r19_ = (_e332 * 0.35355338f);
-            }
-            let _e337 = active_135_;
-            if _e337 {
-                let _e339 = r19_;
-                q_local0_[5i] = _e339;
-            }
-            let _e344 = active_135_;
-            if _e344 {
-                let _e350 = row_5_;
-                let _e357 = Q[bitcast<u32>(((_e350 * 8i) + 6i))];
-                r20_ = _e357;
-            }
-            let _e360 = active_135_;
-            if _e360 {
-                let _e362 = r20_;
-                r21_ = (_e362 * 0.35355338f);
-            }
-            let _e367 = active_135_;
-            if _e367 {
-                let _e369 = r21_;
-                q_local0_[6i] = _e369;
-            }
-            let _e374 = active_135_;
-            if _e374 {
-                let _e380 = row_5_;
-                let _e387 = Q[bitcast<u32>(((_e380 * 8i) + 7i))];
-                r22_ = _e387;
-            }
-            let _e390 = active_135_;
-            if _e390 {
-                let _e392 = r22_;
-                r23_ = (_e392 * 0.35355338f);
-            }
-            let _e397 = active_135_;
-            if _e397 {
-                let _e399 = r23_;
-                q_local0_[7i] = _e399;
-            }
-            let _e404 = active_135_;
-            if _e404 {
+                let _e114 = row_5_;
+                let _e121 = Q[bitcast<u32>(((_e114 * 8i) + 0i))];
+                r8_ = _e121;
+                let _e124 = r8_;
+                r9_ = (_e124 * 0.35355338f);
+                let _e129 = r9_;
+                q_local0_[0i] = _e129;
+                let _e138 = row_5_;
+                let _e145 = Q[bitcast<u32>(((_e138 * 8i) + 1i))];
+                r10_ = _e145;
+                let _e148 = r10_;
+                r11_ = (_e148 * 0.35355338f);
+                let _e153 = r11_;
+                q_local0_[1i] = _e153;
+                let _e162 = row_5_;
+                let _e169 = Q[bitcast<u32>(((_e162 * 8i) + 2i))];
+                r12_ = _e169;
+                let _e172 = r12_;
+                r13_ = (_e172 * 0.35355338f);
+                let _e177 = r13_;
+                q_local0_[2i] = _e177;
+                let _e186 = row_5_;
+                let _e193 = Q[bitcast<u32>(((_e186 * 8i) + 3i))];
+                r14_ = _e193;
+                let _e196 = r14_;
+                r15_ = (_e196 * 0.35355338f);
+                let _e201 = r15_;
+                q_local0_[3i] = _e201;
+                let _e210 = row_5_;
+                let _e217 = Q[bitcast<u32>(((_e210 * 8i) + 4i))];
+                r16_ = _e217;
+                let _e220 = r16_;
+                r17_ = (_e220 * 0.35355338f);
+                let _e225 = r17_;
+                q_local0_[4i] = _e225;
+                let _e234 = row_5_;
+                let _e241 = Q[bitcast<u32>(((_e234 * 8i) + 5i))];
+                r18_ = _e241;
+                let _e244 = r18_;
+                r19_ = (_e244 * 0.35355338f);
+                let _e249 = r19_;
+                q_local0_[5i] = _e249;
+                let _e258 = row_5_;
+                let _e265 = Q[bitcast<u32>(((_e258 * 8i) + 6i))];
+                r20_ = _e265;
+                let _e268 = r20_;
+                r21_ = (_e268 * 0.35355338f);
+                let _e273 = r21_;
+                q_local0_[6i] = _e273;
+                let _e282 = row_5_;
+                let _e289 = Q[bitcast<u32>(((_e282 * 8i) + 7i))];
+                r22_ = _e289;
+                let _e292 = r22_;
+                r23_ = (_e292 * 0.35355338f);
+                let _e297 = r23_;
+                q_local0_[7i] = _e297;
                 r24_ = -300000000000000000000000000000000000000f;
-            }
-            let _e408 = active_135_;
-            if _e408 {
                 m_25_ = -300000000000000000000000000000000000000f;
-            }
-            let _e412 = active_135_;
-            if _e412 {
                 l_26_ = 0f;
-            }
-            let _e416 = active_135_;
-            if _e416 {
-                let _e419 = params.S;
-                r27_ = _e419;
-            }
-            let _e422 = active_135_;
-            if _e422 {
-                let _e424 = r27_;
-                r28_ = _e424;
-            }
-            let _e427 = active_135_;
-            if _e427 {
+                let _e309 = params.S;
+                r27_ = _e309;
+                let _e312 = r27_;
+                r28_ = _e312;
                 r29_ = 1i;
-            }
-            let _e431 = active_135_;
-            if _e431 {
                 j_30_ = 0i;
-            }
-            let _e435 = active_135_;
-            entry_140_ = _e435;
-            broken_141_ = false;
-            left_143_ = false;
-            loop {
-                continued_142_ = false;
-                let _e445 = entry_140_;
-                let _e447 = exited_136_;
-                let _e449 = broken_141_;
-                let _e451 = continued_142_;
-                active_135_ = (_e445 && !((_e447 || (_e449 || _e451))));
-                let _e458 = vote_number_137_;
-                vote_number_137_ = (_e458 + 1u);
-                let _e463 = active_135_;
-                if _e463 {
-                    let _e466 = vote_number_137_;
-                    atomicMax((&workgroup_votes), _e466);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e471 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e471;
-                }
-                let _e474 = workgroupUniformLoad((&workgroup_any));
-                let _e476 = vote_number_137_;
-                if (u32((_e474 == _e476)) == 0u) {
-                    left_143_ = true;
-                    break;
-                }
-                let _e484 = active_135_;
-                if _e484 {
-                    let _e494 = trips_134_;
-                    let _e496 = (_e494 + 1u);
-                    trips_134_ = _e496;
-                    if (_e496 > 4096u) {
+                left_138_ = false;
+                loop {
+                    let _e328 = trips_134_;
+                    let _e330 = (_e328 + 1u);
+                    trips_134_ = _e330;
+                    if (_e330 > 4096u) {
                         loop_guard[0u] = 1u;
-                        exited_136_ = true;
-                        active_135_ = false;
+                        left_138_ = true;
+                        break;
                     }
-                }
-                {
-                    let _e500 = active_135_;
-                    if _e500 {
-                        let _e502 = j_30_;
-                        let _e504 = r28_;
-                        r31_ = (_e502 < _e504);
-                    }
-                    let _e508 = active_135_;
-                    if _e508 {
-                        let _e510 = r31_;
-                        r32_ = !(_e510);
-                    }
-                    let _e514 = active_135_;
-                    saved_144_ = _e514;
-                    let _e517 = r32_;
-                    let _e519 = saved_144_;
-                    let _e520 = (_e519 && _e517);
-                    taken_145_ = _e520;
-                    active_135_ = _e520;
                     {
-                        let _e524 = active_135_;
-                        let _e526 = broken_141_;
-                        broken_141_ = (_e526 || _e524);
-                        active_135_ = false;
-                    }
-                    let _e532 = saved_144_;
-                    let _e534 = taken_145_;
-                    let _e538 = exited_136_;
-                    let _e540 = broken_141_;
-                    let _e542 = continued_142_;
-                    active_135_ = ((_e532 && !(_e534)) && !((_e538 || (_e540 || _e542))));
-                    {
-                    }
-                    let _e549 = saved_144_;
-                    let _e551 = exited_136_;
-                    let _e553 = broken_141_;
-                    let _e555 = continued_142_;
-                    active_135_ = (_e549 && !((_e551 || (_e553 || _e555))));
-                    let _e562 = active_135_;
-                    if _e562 {
-                        s_33_ = 0f;
-                    }
-                    let _e566 = active_135_;
-                    if _e566 {
-                        let _e570 = q_local0_[0i];
-                        r34_ = _e570;
-                    }
-                    let _e573 = active_135_;
-                    if _e573 {
-                        let _e579 = j_30_;
-                        let _e586 = K[bitcast<u32>(((_e579 * 8i) + 0i))];
-                        r35_ = _e586;
-                    }
-                    let _e589 = active_135_;
-                    if _e589 {
-                        let _e591 = r34_;
-                        let _e593 = r35_;
-                        r36_ = (_e591 * _e593);
-                    }
-                    let _e597 = active_135_;
-                    if _e597 {
-                        let _e599 = s_33_;
-                        let _e601 = r36_;
-                        r37_ = (_e599 + _e601);
-                    }
-                    let _e605 = active_135_;
-                    if _e605 {
-                        let _e607 = r37_;
-                        s_33_ = _e607;
-                    }
-                    let _e610 = active_135_;
-                    if _e610 {
-                        let _e614 = q_local0_[1i];
-                        r38_ = _e614;
-                    }
-                    let _e617 = active_135_;
-                    if _e617 {
-                        let _e623 = j_30_;
-                        let _e630 = K[bitcast<u32>(((_e623 * 8i) + 1i))];
-                        r39_ = _e630;
-                    }
-                    let _e633 = active_135_;
-                    if _e633 {
-                        let _e635 = r38_;
-                        let _e637 = r39_;
-                        r40_ = (_e635 * _e637);
-                    }
-                    let _e641 = active_135_;
-                    if _e641 {
-                        let _e643 = s_33_;
-                        let _e645 = r40_;
-                        r41_ = (_e643 + _e645);
-                    }
-                    let _e649 = active_135_;
-                    if _e649 {
-                        let _e651 = r41_;
-                        s_33_ = _e651;
-                    }
-                    let _e654 = active_135_;
-                    if _e654 {
-                        let _e658 = q_local0_[2i];
-                        r42_ = _e658;
-                    }
-                    let _e661 = active_135_;
-                    if _e661 {
-                        let _e667 = j_30_;
-                        let _e674 = K[bitcast<u32>(((_e667 * 8i) + 2i))];
-                        r43_ = _e674;
-                    }
-                    let _e677 = active_135_;
-                    if _e677 {
-                        let _e679 = r42_;
-                        let _e681 = r43_;
-                        r44_ = (_e679 * _e681);
-                    }
-                    let _e685 = active_135_;
-                    if _e685 {
-                        let _e687 = s_33_;
-                        let _e689 = r44_;
-                        r45_ = (_e687 + _e689);
-                    }
-                    let _e693 = active_135_;
-                    if _e693 {
-                        let _e695 = r45_;
-                        s_33_ = _e695;
-                    }
-                    let _e698 = active_135_;
-                    if _e698 {
-                        let _e702 = q_local0_[3i];
-                        r46_ = _e702;
-                    }
-                    let _e705 = active_135_;
-                    if _e705 {
-                        let _e711 = j_30_;
-                        let _e718 = K[bitcast<u32>(((_e711 * 8i) + 3i))];
-                        r47_ = _e718;
-                    }
-                    let _e721 = active_135_;
-                    if _e721 {
-                        let _e723 = r46_;
-                        let _e725 = r47_;
-                        r48_ = (_e723 * _e725);
-                    }
-                    let _e729 = active_135_;
-                    if _e729 {
-                        let _e731 = s_33_;
-                        let _e733 = r48_;
-                        r49_ = (_e731 + _e733);
-                    }
-                    let _e737 = active_135_;
-                    if _e737 {
-                        let _e739 = r49_;
-                        s_33_ = _e739;
-                    }
-                    let _e742 = active_135_;
-                    if _e742 {
-                        let _e746 = q_local0_[4i];
-                        r50_ = _e746;
-                    }
-                    let _e749 = active_135_;
-                    if _e749 {
-                        let _e755 = j_30_;
-                        let _e762 = K[bitcast<u32>(((_e755 * 8i) + 4i))];
-                        r51_ = _e762;
-                    }
-                    let _e765 = active_135_;
-                    if _e765 {
-                        let _e767 = r50_;
-                        let _e769 = r51_;
-                        r52_ = (_e767 * _e769);
-                    }
-                    let _e773 = active_135_;
-                    if _e773 {
-                        let _e775 = s_33_;
-                        let _e777 = r52_;
-                        r53_ = (_e775 + _e777);
-                    }
-                    let _e781 = active_135_;
-                    if _e781 {
-                        let _e783 = r53_;
-                        s_33_ = _e783;
-                    }
-                    let _e786 = active_135_;
-                    if _e786 {
-                        let _e790 = q_local0_[5i];
-                        r54_ = _e790;
-                    }
-                    let _e793 = active_135_;
-                    if _e793 {
-                        let _e799 = j_30_;
-                        let _e806 = K[bitcast<u32>(((_e799 * 8i) + 5i))];
-                        r55_ = _e806;
-                    }
-                    let _e809 = active_135_;
-                    if _e809 {
-                        let _e811 = r54_;
-                        let _e813 = r55_;
-                        r56_ = (_e811 * _e813);
-                    }
-                    let _e817 = active_135_;
-                    if _e817 {
-                        let _e819 = s_33_;
-                        let _e821 = r56_;
-                        r57_ = (_e819 + _e821);
-                    }
-                    let _e825 = active_135_;
-                    if _e825 {
-                        let _e827 = r57_;
-                        s_33_ = _e827;
-                    }
-                    let _e830 = active_135_;
-                    if _e830 {
-                        let _e834 = q_local0_[6i];
-                        r58_ = _e834;
-                    }
-                    let _e837 = active_135_;
-                    if _e837 {
-                        let _e843 = j_30_;
-                        let _e850 = K[bitcast<u32>(((_e843 * 8i) + 6i))];
-                        r59_ = _e850;
-                    }
-                    let _e853 = active_135_;
-                    if _e853 {
-                        let _e855 = r58_;
-                        let _e857 = r59_;
-                        r60_ = (_e855 * _e857);
-                    }
-                    let _e861 = active_135_;
-                    if _e861 {
-                        let _e863 = s_33_;
-                        let _e865 = r60_;
-                        r61_ = (_e863 + _e865);
-                    }
-                    let _e869 = active_135_;
-                    if _e869 {
-                        let _e871 = r61_;
-                        s_33_ = _e871;
-                    }
-                    let _e874 = active_135_;
-                    if _e874 {
-                        let _e878 = q_local0_[7i];
-                        r62_ = _e878;
-                    }
-                    let _e881 = active_135_;
-                    if _e881 {
-                        let _e887 = j_30_;
-                        let _e894 = K[bitcast<u32>(((_e887 * 8i) + 7i))];
-                        r63_ = _e894;
-                    }
-                    let _e897 = active_135_;
-                    if _e897 {
-                        let _e899 = r62_;
-                        let _e901 = r63_;
-                        r64_ = (_e899 * _e901);
-                    }
-                    let _e905 = active_135_;
-                    if _e905 {
-                        let _e907 = s_33_;
-                        let _e909 = r64_;
-                        r65_ = (_e907 + _e909);
-                    }
-                    let _e913 = active_135_;
-                    if _e913 {
-                        let _e915 = r65_;
-                        s_33_ = _e915;
-                    }
-                    let _e918 = active_135_;
-                    if _e918 {
-                        let _e920 = m_25_;
-                        let _e922 = s_33_;
-                        r66_ = max(_e920, _e922);
-                    }
-                    let _e926 = active_135_;
-                    if _e926 {
-                        let _e928 = r66_;
-                        m_new_67_ = _e928;
-                    }
-                    let _e931 = active_135_;
-                    if _e931 {
-                        let _e933 = m_25_;
-                        let _e935 = m_new_67_;
-                        r68_ = (_e933 - _e935);
-                    }
-                    let _e939 = active_135_;
-                    if _e939 {
-                        let _e941 = r68_;
-                        r69_ = exp(_e941);
-                    }
-                    let _e945 = active_135_;
-                    if _e945 {
-                        let _e947 = r69_;
-                        scale_70_ = _e947;
-                    }
-                    let _e950 = active_135_;
-                    if _e950 {
-                        let _e952 = s_33_;
-                        let _e954 = m_new_67_;
-                        r71_ = (_e952 - _e954);
-                    }
-                    let _e958 = active_135_;
-                    if _e958 {
-                        let _e960 = r71_;
-                        r72_ = exp(_e960);
-                    }
-                    let _e964 = active_135_;
-                    if _e964 {
-                        let _e966 = r72_;
-                        p_73_ = _e966;
-                    }
-                    let _e969 = active_135_;
-                    if _e969 {
-                        let _e971 = l_26_;
-                        let _e973 = scale_70_;
-                        r74_ = (_e971 * _e973);
-                    }
-                    let _e977 = active_135_;
-                    if _e977 {
-                        let _e979 = r74_;
-                        let _e981 = p_73_;
-                        r75_ = (_e979 + _e981);
-                    }
-                    let _e985 = active_135_;
-                    if _e985 {
-                        let _e987 = r75_;
-                        l_26_ = _e987;
-                    }
-                    let _e990 = active_135_;
-                    if _e990 {
-                        let _e994 = o_local1_[0i];
-                        r76_ = _e994;
-                    }
-                    let _e997 = active_135_;
-                    if _e997 {
-                        let _e999 = r76_;
-                        let _e1001 = scale_70_;
-                        r77_ = (_e999 * _e1001);
-                    }
-                    let _e1005 = active_135_;
-                    if _e1005 {
-                        let _e1011 = j_30_;
-                        let _e1018 = V[bitcast<u32>(((_e1011 * 8i) + 0i))];
-                        r78_ = _e1018;
-                    }
-                    let _e1021 = active_135_;
-                    if _e1021 {
-                        let _e1023 = p_73_;
-                        let _e1025 = r78_;
-                        r79_ = (_e1023 * _e1025);
-                    }
-                    let _e1029 = active_135_;
-                    if _e1029 {
-                        let _e1031 = r77_;
-                        let _e1033 = r79_;
-                        r80_ = (_e1031 + _e1033);
-                    }
-                    let _e1037 = active_135_;
-                    if _e1037 {
-                        let _e1039 = r80_;
-                        o_local1_[0i] = _e1039;
-                    }
-                    let _e1044 = active_135_;
-                    if _e1044 {
-                        let _e1048 = o_local1_[1i];
-                        r81_ = _e1048;
-                    }
-                    let _e1051 = active_135_;
-                    if _e1051 {
-                        let _e1053 = r81_;
-                        let _e1055 = scale_70_;
-                        r82_ = (_e1053 * _e1055);
-                    }
-                    let _e1059 = active_135_;
-                    if _e1059 {
-                        let _e1065 = j_30_;
-                        let _e1072 = V[bitcast<u32>(((_e1065 * 8i) + 1i))];
-                        r83_ = _e1072;
-                    }
-                    let _e1075 = active_135_;
-                    if _e1075 {
-                        let _e1077 = p_73_;
-                        let _e1079 = r83_;
-                        r84_ = (_e1077 * _e1079);
-                    }
-                    let _e1083 = active_135_;
-                    if _e1083 {
-                        let _e1085 = r82_;
-                        let _e1087 = r84_;
-                        r85_ = (_e1085 + _e1087);
-                    }
-                    let _e1091 = active_135_;
-                    if _e1091 {
-                        let _e1093 = r85_;
-                        o_local1_[1i] = _e1093;
-                    }
-                    let _e1098 = active_135_;
-                    if _e1098 {
-                        let _e1102 = o_local1_[2i];
-                        r86_ = _e1102;
-                    }
-                    let _e1105 = active_135_;
-                    if _e1105 {
-                        let _e1107 = r86_;
-                        let _e1109 = scale_70_;
-                        r87_ = (_e1107 * _e1109);
-                    }
-                    let _e1113 = active_135_;
-                    if _e1113 {
-                        let _e1119 = j_30_;
-                        let _e1126 = V[bitcast<u32>(((_e1119 * 8i) + 2i))];
-                        r88_ = _e1126;
-                    }
-                    let _e1129 = active_135_;
-                    if _e1129 {
-                        let _e1131 = p_73_;
-                        let _e1133 = r88_;
-                        r89_ = (_e1131 * _e1133);
-                    }
-                    let _e1137 = active_135_;
-                    if _e1137 {
-                        let _e1139 = r87_;
-                        let _e1141 = r89_;
-                        r90_ = (_e1139 + _e1141);
-                    }
-                    let _e1145 = active_135_;
-                    if _e1145 {
-                        let _e1147 = r90_;
-                        o_local1_[2i] = _e1147;
-                    }
-                    let _e1152 = active_135_;
-                    if _e1152 {
-                        let _e1156 = o_local1_[3i];
-                        r91_ = _e1156;
-                    }
-                    let _e1159 = active_135_;
-                    if _e1159 {
-                        let _e1161 = r91_;
-                        let _e1163 = scale_70_;
-                        r92_ = (_e1161 * _e1163);
-                    }
-                    let _e1167 = active_135_;
-                    if _e1167 {
-                        let _e1173 = j_30_;
-                        let _e1180 = V[bitcast<u32>(((_e1173 * 8i) + 3i))];
-                        r93_ = _e1180;
-                    }
-                    let _e1183 = active_135_;
-                    if _e1183 {
-                        let _e1185 = p_73_;
-                        let _e1187 = r93_;
-                        r94_ = (_e1185 * _e1187);
-                    }
-                    let _e1191 = active_135_;
-                    if _e1191 {
-                        let _e1193 = r92_;
-                        let _e1195 = r94_;
-                        r95_ = (_e1193 + _e1195);
-                    }
-                    let _e1199 = active_135_;
-                    if _e1199 {
-                        let _e1201 = r95_;
-                        o_local1_[3i] = _e1201;
-                    }
-                    let _e1206 = active_135_;
-                    if _e1206 {
-                        let _e1210 = o_local1_[4i];
-                        r96_ = _e1210;
-                    }
-                    let _e1213 = active_135_;
-                    if _e1213 {
-                        let _e1215 = r96_;
-                        let _e1217 = scale_70_;
-                        r97_ = (_e1215 * _e1217);
-                    }
-                    let _e1221 = active_135_;
-                    if _e1221 {
-                        let _e1227 = j_30_;
-                        let _e1234 = V[bitcast<u32>(((_e1227 * 8i) + 4i))];
-                        r98_ = _e1234;
-                    }
-                    let _e1237 = active_135_;
-                    if _e1237 {
-                        let _e1239 = p_73_;
-                        let _e1241 = r98_;
-                        r99_ = (_e1239 * _e1241);
-                    }
-                    let _e1245 = active_135_;
-                    if _e1245 {
-                        let _e1247 = r97_;
-                        let _e1249 = r99_;
-                        r100_ = (_e1247 + _e1249);
-                    }
-                    let _e1253 = active_135_;
-                    if _e1253 {
-                        let _e1255 = r100_;
-                        o_local1_[4i] = _e1255;
-                    }
-                    let _e1260 = active_135_;
-                    if _e1260 {
-                        let _e1264 = o_local1_[5i];
-                        r101_ = _e1264;
-                    }
-                    let _e1267 = active_135_;
-                    if _e1267 {
-                        let _e1269 = r101_;
-                        let _e1271 = scale_70_;
-                        r102_ = (_e1269 * _e1271);
-                    }
-                    let _e1275 = active_135_;
-                    if _e1275 {
-                        let _e1281 = j_30_;
-                        let _e1288 = V[bitcast<u32>(((_e1281 * 8i) + 5i))];
-                        r103_ = _e1288;
-                    }
-                    let _e1291 = active_135_;
-                    if _e1291 {
-                        let _e1293 = p_73_;
-                        let _e1295 = r103_;
-                        r104_ = (_e1293 * _e1295);
-                    }
-                    let _e1299 = active_135_;
-                    if _e1299 {
-                        let _e1301 = r102_;
-                        let _e1303 = r104_;
-                        r105_ = (_e1301 + _e1303);
-                    }
-                    let _e1307 = active_135_;
-                    if _e1307 {
-                        let _e1309 = r105_;
-                        o_local1_[5i] = _e1309;
-                    }
-                    let _e1314 = active_135_;
-                    if _e1314 {
-                        let _e1318 = o_local1_[6i];
-                        r106_ = _e1318;
-                    }
-                    let _e1321 = active_135_;
-                    if _e1321 {
-                        let _e1323 = r106_;
-                        let _e1325 = scale_70_;
-                        r107_ = (_e1323 * _e1325);
-                    }
-                    let _e1329 = active_135_;
-                    if _e1329 {
-                        let _e1335 = j_30_;
-                        let _e1342 = V[bitcast<u32>(((_e1335 * 8i) + 6i))];
-                        r108_ = _e1342;
-                    }
-                    let _e1345 = active_135_;
-                    if _e1345 {
-                        let _e1347 = p_73_;
-                        let _e1349 = r108_;
-                        r109_ = (_e1347 * _e1349);
-                    }
-                    let _e1353 = active_135_;
-                    if _e1353 {
-                        let _e1355 = r107_;
-                        let _e1357 = r109_;
-                        r110_ = (_e1355 + _e1357);
-                    }
-                    let _e1361 = active_135_;
-                    if _e1361 {
-                        let _e1363 = r110_;
-                        o_local1_[6i] = _e1363;
-                    }
-                    let _e1368 = active_135_;
-                    if _e1368 {
-                        let _e1372 = o_local1_[7i];
-                        r111_ = _e1372;
-                    }
-                    let _e1375 = active_135_;
-                    if _e1375 {
-                        let _e1377 = r111_;
-                        let _e1379 = scale_70_;
-                        r112_ = (_e1377 * _e1379);
-                    }
-                    let _e1383 = active_135_;
-                    if _e1383 {
-                        let _e1389 = j_30_;
-                        let _e1396 = V[bitcast<u32>(((_e1389 * 8i) + 7i))];
-                        r113_ = _e1396;
-                    }
-                    let _e1399 = active_135_;
-                    if _e1399 {
-                        let _e1401 = p_73_;
-                        let _e1403 = r113_;
-                        r114_ = (_e1401 * _e1403);
-                    }
-                    let _e1407 = active_135_;
-                    if _e1407 {
-                        let _e1409 = r112_;
-                        let _e1411 = r114_;
-                        r115_ = (_e1409 + _e1411);
-                    }
-                    let _e1415 = active_135_;
-                    if _e1415 {
-                        let _e1417 = r115_;
-                        o_local1_[7i] = _e1417;
-                    }
-                    let _e1422 = active_135_;
-                    if _e1422 {
-                        let _e1424 = m_new_67_;
-                        m_25_ = _e1424;
-                    }
-                }
-                continuing {
-                    let _e1427 = entry_140_;
-                    continued_142_ = false;
-                    let _e1431 = exited_136_;
-                    let _e1433 = broken_141_;
-                    let _e1435 = continued_142_;
-                    active_135_ = (_e1427 && !((_e1431 || (_e1433 || _e1435))));
-                    {
-                        let _e1442 = active_135_;
-                        if _e1442 {
-                            let _e1444 = j_30_;
-                            j_30_ = (_e1444 + 1i);
+                        let _e334 = j_30_;
+                        let _e336 = r28_;
+                        r31_ = (_e334 < _e336);
+                        let _e340 = r31_;
+                        r32_ = !(_e340);
+                        let _e344 = r32_;
+                        if _e344 {
+                            left_138_ = true;
+                            break;
                         }
+                        s_33_ = 0f;
+                        let _e352 = q_local0_[0i];
+                        r34_ = _e352;
+                        let _e359 = j_30_;
+                        let _e366 = K[bitcast<u32>(((_e359 * 8i) + 0i))];
+                        r35_ = _e366;
+                        let _e369 = r34_;
+                        let _e371 = r35_;
+                        r36_ = (_e369 * _e371);
+                        let _e375 = s_33_;
+                        let _e377 = r36_;
+                        r37_ = (_e375 + _e377);
+                        let _e381 = r37_;
+                        s_33_ = _e381;
+                        let _e386 = q_local0_[1i];
+                        r38_ = _e386;
+                        let _e393 = j_30_;
+                        let _e400 = K[bitcast<u32>(((_e393 * 8i) + 1i))];
+                        r39_ = _e400;
+                        let _e403 = r38_;
+                        let _e405 = r39_;
+                        r40_ = (_e403 * _e405);
+                        let _e409 = s_33_;
+                        let _e411 = r40_;
+                        r41_ = (_e409 + _e411);
+                        let _e415 = r41_;
+                        s_33_ = _e415;
+                        let _e420 = q_local0_[2i];
+                        r42_ = _e420;
+                        let _e427 = j_30_;
+                        let _e434 = K[bitcast<u32>(((_e427 * 8i) + 2i))];
+                        r43_ = _e434;
+                        let _e437 = r42_;
+                        let _e439 = r43_;
+                        r44_ = (_e437 * _e439);
+                        let _e443 = s_33_;
+                        let _e445 = r44_;
+                        r45_ = (_e443 + _e445);
+                        let _e449 = r45_;
+                        s_33_ = _e449;
+                        let _e454 = q_local0_[3i];
+                        r46_ = _e454;
+                        let _e461 = j_30_;
+                        let _e468 = K[bitcast<u32>(((_e461 * 8i) + 3i))];
+                        r47_ = _e468;
+                        let _e471 = r46_;
+                        let _e473 = r47_;
+                        r48_ = (_e471 * _e473);
+                        let _e477 = s_33_;
+                        let _e479 = r48_;
+                        r49_ = (_e477 + _e479);
+                        let _e483 = r49_;
+                        s_33_ = _e483;
+                        let _e488 = q_local0_[4i];
+                        r50_ = _e488;
+                        let _e495 = j_30_;
+                        let _e502 = K[bitcast<u32>(((_e495 * 8i) + 4i))];
+                        r51_ = _e502;
+                        let _e505 = r50_;
+                        let _e507 = r51_;
+                        r52_ = (_e505 * _e507);
+                        let _e511 = s_33_;
+                        let _e513 = r52_;
+                        r53_ = (_e511 + _e513);
+                        let _e517 = r53_;
+                        s_33_ = _e517;
+                        let _e522 = q_local0_[5i];
+                        r54_ = _e522;
+                        let _e529 = j_30_;
+                        let _e536 = K[bitcast<u32>(((_e529 * 8i) + 5i))];
+                        r55_ = _e536;
+                        let _e539 = r54_;
+                        let _e541 = r55_;
+                        r56_ = (_e539 * _e541);
+                        let _e545 = s_33_;
+                        let _e547 = r56_;
+                        r57_ = (_e545 + _e547);
+                        let _e551 = r57_;
+                        s_33_ = _e551;
+                        let _e556 = q_local0_[6i];
+                        r58_ = _e556;
+                        let _e563 = j_30_;
+                        let _e570 = K[bitcast<u32>(((_e563 * 8i) + 6i))];
+                        r59_ = _e570;
+                        let _e573 = r58_;
+                        let _e575 = r59_;
+                        r60_ = (_e573 * _e575);
+                        let _e579 = s_33_;
+                        let _e581 = r60_;
+                        r61_ = (_e579 + _e581);
+                        let _e585 = r61_;
+                        s_33_ = _e585;
+                        let _e590 = q_local0_[7i];
+                        r62_ = _e590;
+                        let _e597 = j_30_;
+                        let _e604 = K[bitcast<u32>(((_e597 * 8i) + 7i))];
+                        r63_ = _e604;
+                        let _e607 = r62_;
+                        let _e609 = r63_;
+                        r64_ = (_e607 * _e609);
+                        let _e613 = s_33_;
+                        let _e615 = r64_;
+                        r65_ = (_e613 + _e615);
+                        let _e619 = r65_;
+                        s_33_ = _e619;
+                        let _e622 = m_25_;
+                        let _e624 = s_33_;
+                        r66_ = max(_e622, _e624);
+                        let _e628 = r66_;
+                        m_new_67_ = _e628;
+                        let _e631 = m_25_;
+                        let _e633 = m_new_67_;
+                        r68_ = (_e631 - _e633);
+                        let _e637 = r68_;
+                        r69_ = exp(_e637);
+                        let _e641 = r69_;
+                        scale_70_ = _e641;
+                        let _e644 = s_33_;
+                        let _e646 = m_new_67_;
+                        r71_ = (_e644 - _e646);
+                        let _e650 = r71_;
+                        r72_ = exp(_e650);
+                        let _e654 = r72_;
+                        p_73_ = _e654;
+                        let _e657 = l_26_;
+                        let _e659 = scale_70_;
+                        r74_ = (_e657 * _e659);
+                        let _e663 = r74_;
+                        let _e665 = p_73_;
+                        r75_ = (_e663 + _e665);
+                        let _e669 = r75_;
+                        l_26_ = _e669;
+                        let _e674 = o_local1_[0i];
+                        r76_ = _e674;
+                        let _e677 = r76_;
+                        let _e679 = scale_70_;
+                        r77_ = (_e677 * _e679);
+                        let _e687 = j_30_;
+                        let _e694 = V[bitcast<u32>(((_e687 * 8i) + 0i))];
+                        r78_ = _e694;
+                        let _e697 = p_73_;
+                        let _e699 = r78_;
+                        r79_ = (_e697 * _e699);
+                        let _e703 = r77_;
+                        let _e705 = r79_;
+                        r80_ = (_e703 + _e705);
+                        let _e709 = r80_;
+                        o_local1_[0i] = _e709;
+                        let _e716 = o_local1_[1i];
+                        r81_ = _e716;
+                        let _e719 = r81_;
+                        let _e721 = scale_70_;
+                        r82_ = (_e719 * _e721);
+                        let _e729 = j_30_;
+                        let _e736 = V[bitcast<u32>(((_e729 * 8i) + 1i))];
+                        r83_ = _e736;
+                        let _e739 = p_73_;
+                        let _e741 = r83_;
+                        r84_ = (_e739 * _e741);
+                        let _e745 = r82_;
+                        let _e747 = r84_;
+                        r85_ = (_e745 + _e747);
+                        let _e751 = r85_;
+                        o_local1_[1i] = _e751;
+                        let _e758 = o_local1_[2i];
+                        r86_ = _e758;
+                        let _e761 = r86_;
+                        let _e763 = scale_70_;
+                        r87_ = (_e761 * _e763);
+                        let _e771 = j_30_;
+                        let _e778 = V[bitcast<u32>(((_e771 * 8i) + 2i))];
+                        r88_ = _e778;
+                        let _e781 = p_73_;
+                        let _e783 = r88_;
+                        r89_ = (_e781 * _e783);
+                        let _e787 = r87_;
+                        let _e789 = r89_;
+                        r90_ = (_e787 + _e789);
+                        let _e793 = r90_;
+                        o_local1_[2i] = _e793;
+                        let _e800 = o_local1_[3i];
+                        r91_ = _e800;
+                        let _e803 = r91_;
+                        let _e805 = scale_70_;
+                        r92_ = (_e803 * _e805);
+                        let _e813 = j_30_;
+                        let _e820 = V[bitcast<u32>(((_e813 * 8i) + 3i))];
+                        r93_ = _e820;
+                        let _e823 = p_73_;
+                        let _e825 = r93_;
+                        r94_ = (_e823 * _e825);
+                        let _e829 = r92_;
+                        let _e831 = r94_;
+                        r95_ = (_e829 + _e831);
+                        let _e835 = r95_;
+                        o_local1_[3i] = _e835;
+                        let _e842 = o_local1_[4i];
+                        r96_ = _e842;
+                        let _e845 = r96_;
+                        let _e847 = scale_70_;
+                        r97_ = (_e845 * _e847);
+                        let _e855 = j_30_;
+                        let _e862 = V[bitcast<u32>(((_e855 * 8i) + 4i))];
+                        r98_ = _e862;
+                        let _e865 = p_73_;
+                        let _e867 = r98_;
+                        r99_ = (_e865 * _e867);
+                        let _e871 = r97_;
+                        let _e873 = r99_;
+                        r100_ = (_e871 + _e873);
+                        let _e877 = r100_;
+                        o_local1_[4i] = _e877;
+                        let _e884 = o_local1_[5i];
+                        r101_ = _e884;
+                        let _e887 = r101_;
+                        let _e889 = scale_70_;
+                        r102_ = (_e887 * _e889);
+                        let _e897 = j_30_;
+                        let _e904 = V[bitcast<u32>(((_e897 * 8i) + 5i))];
+                        r103_ = _e904;
+                        let _e907 = p_73_;
+                        let _e909 = r103_;
+                        r104_ = (_e907 * _e909);
+                        let _e913 = r102_;
+                        let _e915 = r104_;
+                        r105_ = (_e913 + _e915);
+                        let _e919 = r105_;
+                        o_local1_[5i] = _e919;
+                        let _e926 = o_local1_[6i];
+                        r106_ = _e926;
+                        let _e929 = r106_;
+                        let _e931 = scale_70_;
+                        r107_ = (_e929 * _e931);
+                        let _e939 = j_30_;
+                        let _e946 = V[bitcast<u32>(((_e939 * 8i) + 6i))];
+                        r108_ = _e946;
+                        let _e949 = p_73_;
+                        let _e951 = r108_;
+                        r109_ = (_e949 * _e951);
+                        let _e955 = r107_;
+                        let _e957 = r109_;
+                        r110_ = (_e955 + _e957);
+                        let _e961 = r110_;
+                        o_local1_[6i] = _e961;
+                        let _e968 = o_local1_[7i];
+                        r111_ = _e968;
+                        let _e971 = r111_;
+                        let _e973 = scale_70_;
+                        r112_ = (_e971 * _e973);
+                        let _e981 = j_30_;
+                        let _e988 = V[bitcast<u32>(((_e981 * 8i) + 7i))];
+                        r113_ = _e988;
+                        let _e991 = p_73_;
+                        let _e993 = r113_;
+                        r114_ = (_e991 * _e993);
+                        let _e997 = r112_;
+                        let _e999 = r114_;
+                        r115_ = (_e997 + _e999);
+                        let _e1003 = r115_;
+                        o_local1_[7i] = _e1003;
+                        let _e1008 = m_new_67_;
+                        m_25_ = _e1008;
+                    }
+                    continuing {
+                        let _e1011 = j_30_;
+                        j_30_ = (_e1011 + 1i);
                     }
                 }
-            }
-            let _e1449 = left_143_;
-            if !(_e1449) {
-                loop_guard[0u] = 2147483649u;
-            }
-            let _e1456 = entry_140_;
-            let _e1458 = exited_136_;
-            active_135_ = (_e1456 && !(_e1458));
-            let _e1463 = active_135_;
-            if _e1463 {
-                let _e1467 = o_local1_[0i];
-                r116_ = _e1467;
-            }
-            let _e1470 = active_135_;
-            if _e1470 {
-                let _e1472 = r116_;
-                let _e1474 = l_26_;
-                r117_ = (_e1472 / _e1474);
-            }
-            let _e1478 = active_135_;
-            if _e1478 {
-                let _e1480 = r117_;
-                let _e1486 = row_5_;
-                O[bitcast<u32>(((_e1486 * 8i) + 0i))] = _e1480;
-            }
-            let _e1494 = active_135_;
-            if _e1494 {
-                let _e1498 = o_local1_[1i];
-                r118_ = _e1498;
-            }
-            let _e1501 = active_135_;
-            if _e1501 {
-                let _e1503 = r118_;
-                let _e1505 = l_26_;
-                r119_ = (_e1503 / _e1505);
-            }
-            let _e1509 = active_135_;
-            if _e1509 {
-                let _e1511 = r119_;
-                let _e1517 = row_5_;
-                O[bitcast<u32>(((_e1517 * 8i) + 1i))] = _e1511;
-            }
-            let _e1525 = active_135_;
-            if _e1525 {
-                let _e1529 = o_local1_[2i];
-                r120_ = _e1529;
-            }
-            let _e1532 = active_135_;
-            if _e1532 {
-                let _e1534 = r120_;
-                let _e1536 = l_26_;
-                r121_ = (_e1534 / _e1536);
-            }
-            let _e1540 = active_135_;
-            if _e1540 {
-                let _e1542 = r121_;
-                let _e1548 = row_5_;
-                O[bitcast<u32>(((_e1548 * 8i) + 2i))] = _e1542;
-            }
-            let _e1556 = active_135_;
-            if _e1556 {
-                let _e1560 = o_local1_[3i];
-                r122_ = _e1560;
-            }
-            let _e1563 = active_135_;
-            if _e1563 {
-                let _e1565 = r122_;
-                let _e1567 = l_26_;
-                r123_ = (_e1565 / _e1567);
-            }
-            let _e1571 = active_135_;
-            if _e1571 {
-                let _e1573 = r123_;
-                let _e1579 = row_5_;
-                O[bitcast<u32>(((_e1579 * 8i) + 3i))] = _e1573;
-            }
-            let _e1587 = active_135_;
-            if _e1587 {
-                let _e1591 = o_local1_[4i];
-                r124_ = _e1591;
-            }
-            let _e1594 = active_135_;
-            if _e1594 {
-                let _e1596 = r124_;
-                let _e1598 = l_26_;
-                r125_ = (_e1596 / _e1598);
-            }
-            let _e1602 = active_135_;
-            if _e1602 {
-                let _e1604 = r125_;
-                let _e1610 = row_5_;
-                O[bitcast<u32>(((_e1610 * 8i) + 4i))] = _e1604;
-            }
-            let _e1618 = active_135_;
-            if _e1618 {
-                let _e1622 = o_local1_[5i];
-                r126_ = _e1622;
-            }
-            let _e1625 = active_135_;
-            if _e1625 {
-                let _e1627 = r126_;
-                let _e1629 = l_26_;
-                r127_ = (_e1627 / _e1629);
-            }
-            let _e1633 = active_135_;
-            if _e1633 {
-                let _e1635 = r127_;
-                let _e1641 = row_5_;
-                O[bitcast<u32>(((_e1641 * 8i) + 5i))] = _e1635;
-            }
-            let _e1649 = active_135_;
-            if _e1649 {
-                let _e1653 = o_local1_[6i];
-                r128_ = _e1653;
-            }
-            let _e1656 = active_135_;
-            if _e1656 {
-                let _e1658 = r128_;
-                let _e1660 = l_26_;
-                r129_ = (_e1658 / _e1660);
-            }
-            let _e1664 = active_135_;
-            if _e1664 {
-                let _e1666 = r129_;
-                let _e1672 = row_5_;
-                O[bitcast<u32>(((_e1672 * 8i) + 6i))] = _e1666;
-            }
-            let _e1680 = active_135_;
-            if _e1680 {
-                let _e1684 = o_local1_[7i];
-                r130_ = _e1684;
-            }
-            let _e1687 = active_135_;
-            if _e1687 {
-                let _e1689 = r130_;
-                let _e1691 = l_26_;
-                r131_ = (_e1689 / _e1691);
-            }
-            let _e1695 = active_135_;
-            if _e1695 {
-                let _e1697 = r131_;
-                let _e1703 = row_5_;
-                O[bitcast<u32>(((_e1703 * 8i) + 7i))] = _e1697;
+                let _e1016 = left_138_;
+                if !(_e1016) {
+                    loop_guard[0u] = 2147483649u;
+                }
+                let _e1025 = o_local1_[0i];
+                r116_ = _e1025;
+                let _e1028 = r116_;
+                let _e1030 = l_26_;
+                r117_ = (_e1028 / _e1030);
+                let _e1034 = r117_;
+                let _e1040 = row_5_;
+                O[bitcast<u32>(((_e1040 * 8i) + 0i))] = _e1034;
+                let _e1050 = o_local1_[1i];
+                r118_ = _e1050;
+                let _e1053 = r118_;
+                let _e1055 = l_26_;
+                r119_ = (_e1053 / _e1055);
+                let _e1059 = r119_;
+                let _e1065 = row_5_;
+                O[bitcast<u32>(((_e1065 * 8i) + 1i))] = _e1059;
+                let _e1075 = o_local1_[2i];
+                r120_ = _e1075;
+                let _e1078 = r120_;
+                let _e1080 = l_26_;
+                r121_ = (_e1078 / _e1080);
+                let _e1084 = r121_;
+                let _e1090 = row_5_;
+                O[bitcast<u32>(((_e1090 * 8i) + 2i))] = _e1084;
+                let _e1100 = o_local1_[3i];
+                r122_ = _e1100;
+                let _e1103 = r122_;
+                let _e1105 = l_26_;
+                r123_ = (_e1103 / _e1105);
+                let _e1109 = r123_;
+                let _e1115 = row_5_;
+                O[bitcast<u32>(((_e1115 * 8i) + 3i))] = _e1109;
+                let _e1125 = o_local1_[4i];
+                r124_ = _e1125;
+                let _e1128 = r124_;
+                let _e1130 = l_26_;
+                r125_ = (_e1128 / _e1130);
+                let _e1134 = r125_;
+                let _e1140 = row_5_;
+                O[bitcast<u32>(((_e1140 * 8i) + 4i))] = _e1134;
+                let _e1150 = o_local1_[5i];
+                r126_ = _e1150;
+                let _e1153 = r126_;
+                let _e1155 = l_26_;
+                r127_ = (_e1153 / _e1155);
+                let _e1159 = r127_;
+                let _e1165 = row_5_;
+                O[bitcast<u32>(((_e1165 * 8i) + 5i))] = _e1159;
+                let _e1175 = o_local1_[6i];
+                r128_ = _e1175;
+                let _e1178 = r128_;
+                let _e1180 = l_26_;
+                r129_ = (_e1178 / _e1180);
+                let _e1184 = r129_;
+                let _e1190 = row_5_;
+                O[bitcast<u32>(((_e1190 * 8i) + 6i))] = _e1184;
+                let _e1200 = o_local1_[7i];
+                r130_ = _e1200;
+                let _e1203 = r130_;
+                let _e1205 = l_26_;
+                r131_ = (_e1203 / _e1205);
+                let _e1209 = r131_;
+                let _e1215 = row_5_;
+                O[bitcast<u32>(((_e1215 * 8i) + 7i))] = _e1209;
             }
         }
-        let _e1711 = saved_138_;
-        let _e1713 = taken_139_;
-        let _e1717 = exited_136_;
-        active_135_ = ((_e1711 && !(_e1713)) && !(_e1717));
-        {
-        }
-        let _e1722 = saved_138_;
-        let _e1724 = exited_136_;
-        active_135_ = (_e1722 && !(_e1724));
     }
 }

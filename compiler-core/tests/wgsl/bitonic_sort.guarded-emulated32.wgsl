@@ -88,47 +88,25 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
     var active_63_: bool;
     var exited_64_: bool;
     var vote_number_65_: u32;
-    var entry_66_: bool;
-    var broken_67_: bool;
-    var continued_68_: bool;
+    var left_66_: bool = false;
+    var infinity_67_: u32 = 2139095040u;
+    var infinity_68_: u32 = 2139095040u;
     var left_69_: bool = false;
-    var saved_70_: bool;
-    var taken_71_: bool;
-    var infinity_72_: u32 = 2139095040u;
-    var infinity_73_: u32 = 2139095040u;
-    var entry_74_: bool;
-    var broken_75_: bool;
-    var continued_76_: bool;
-    var left_77_: bool = false;
-    var saved_78_: bool;
-    var taken_79_: bool;
-    var infinity_80_: u32 = 2139095040u;
-    var entry_81_: bool;
-    var broken_82_: bool;
-    var continued_83_: bool;
+    var infinity_70_: u32 = 2139095040u;
+    var entry_71_: bool;
+    var broken_72_: bool;
+    var continued_73_: bool;
+    var left_74_: bool = false;
+    var saved_75_: bool;
+    var taken_76_: bool;
+    var entry_77_: bool;
+    var broken_78_: bool;
+    var continued_79_: bool;
+    var left_80_: bool = false;
+    var saved_81_: bool;
+    var taken_82_: bool;
+    var left_83_: bool = false;
     var left_84_: bool = false;
-    var saved_85_: bool;
-    var taken_86_: bool;
-    var entry_87_: bool;
-    var broken_88_: bool;
-    var continued_89_: bool;
-    var left_90_: bool = false;
-    var saved_91_: bool;
-    var taken_92_: bool;
-    var entry_93_: bool;
-    var broken_94_: bool;
-    var continued_95_: bool;
-    var left_96_: bool = false;
-    var saved_97_: bool;
-    var taken_98_: bool;
-    var saved_99_: bool;
-    var taken_100_: bool;
-    var entry_101_: bool;
-    var broken_102_: bool;
-    var continued_103_: bool;
-    var left_104_: bool = false;
-    var saved_105_: bool;
-    var taken_106_: bool;
 
     active_63_ = true;
     exited_64_ = false;
@@ -137,929 +115,471 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
         let _e8 = active_63_;
         if _e8 {
             r0_ = 256i;
-        }
-        let _e12 = active_63_;
-        if _e12 {
             e_1_ = i32(local_index);
-        }
-        let _e17 = active_63_;
-        entry_66_ = _e17;
-        broken_67_ = false;
-        left_69_ = false;
-        loop {
-            continued_68_ = false;
-            let _e27 = entry_66_;
-            let _e29 = exited_64_;
-            let _e31 = broken_67_;
-            let _e33 = continued_68_;
-            active_63_ = (_e27 && !((_e29 || (_e31 || _e33))));
-            let _e40 = vote_number_65_;
-            vote_number_65_ = (_e40 + 1u);
-            let _e45 = active_63_;
-            if _e45 {
-                let _e48 = vote_number_65_;
-                atomicMax((&workgroup_votes), _e48);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e53 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e53;
-            }
-            let _e56 = workgroupUniformLoad((&workgroup_any));
-            let _e58 = vote_number_65_;
-            if (u32((_e56 == _e58)) == 0u) {
-                left_69_ = true;
-                break;
-            }
-            let _e66 = active_63_;
-            if _e66 {
-                let _e76 = trips_62_;
-                let _e78 = (_e76 + 1u);
-                trips_62_ = _e78;
-                if (_e78 > 4096u) {
+            left_66_ = false;
+            loop {
+                let _e24 = trips_62_;
+                let _e26 = (_e24 + 1u);
+                trips_62_ = _e26;
+                if (_e26 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_64_ = true;
-                    active_63_ = false;
+                    left_66_ = true;
+                    break;
                 }
-            }
-            {
-                let _e82 = active_63_;
-                if _e82 {
-                    let _e84 = e_1_;
-                    r2_ = (_e84 < 1024i);
-                }
-                let _e89 = active_63_;
-                if _e89 {
-                    let _e91 = r2_;
-                    r3_ = !(_e91);
-                }
-                let _e95 = active_63_;
-                saved_70_ = _e95;
-                let _e98 = r3_;
-                let _e100 = saved_70_;
-                let _e101 = (_e100 && _e98);
-                taken_71_ = _e101;
-                active_63_ = _e101;
                 {
-                    let _e105 = active_63_;
-                    let _e107 = broken_67_;
-                    broken_67_ = (_e107 || _e105);
-                    active_63_ = false;
-                }
-                let _e113 = saved_70_;
-                let _e115 = taken_71_;
-                let _e119 = exited_64_;
-                let _e121 = broken_67_;
-                let _e123 = continued_68_;
-                active_63_ = ((_e113 && !(_e115)) && !((_e119 || (_e121 || _e123))));
-                {
-                }
-                let _e130 = saved_70_;
-                let _e132 = exited_64_;
-                let _e134 = broken_67_;
-                let _e136 = continued_68_;
-                active_63_ = (_e130 && !((_e132 || (_e134 || _e136))));
-                let _e143 = active_63_;
-                if _e143 {
-                    let _e145 = e_1_;
-                    r4_ = (_e145 / 1i);
-                }
-                let _e150 = active_63_;
-                if _e150 {
-                    let _e152 = r4_;
-                    r5_ = (_e152 % 1024i);
-                }
-                let _e157 = active_63_;
-                if _e157 {
-                    let _e161 = r5_;
-                    tile0_S[bitcast<u32>(_e161)] = 0f;
-                }
-            }
-            continuing {
-                let _e166 = entry_66_;
-                continued_68_ = false;
-                let _e170 = exited_64_;
-                let _e172 = broken_67_;
-                let _e174 = continued_68_;
-                active_63_ = (_e166 && !((_e170 || (_e172 || _e174))));
-                {
-                    let _e181 = active_63_;
-                    if _e181 {
-                        let _e183 = e_1_;
-                        let _e185 = r0_;
-                        e_1_ = (_e183 + _e185);
+                    let _e30 = e_1_;
+                    r2_ = (_e30 < 1024i);
+                    let _e35 = r2_;
+                    r3_ = !(_e35);
+                    let _e39 = r3_;
+                    if _e39 {
+                        left_66_ = true;
+                        break;
                     }
+                    let _e43 = e_1_;
+                    r4_ = (_e43 / 1i);
+                    let _e48 = r4_;
+                    r5_ = (_e48 % 1024i);
+                    let _e55 = r5_;
+                    tile0_S[bitcast<u32>(_e55)] = 0f;
+                }
+                continuing {
+                    let _e60 = e_1_;
+                    let _e62 = r0_;
+                    e_1_ = (_e60 + _e62);
                 }
             }
+            let _e66 = left_66_;
+            if !(_e66) {
+                loop_guard[0u] = 2147483649u;
+            }
         }
-        let _e189 = left_69_;
-        if !(_e189) {
-            loop_guard[0u] = 2147483649u;
-        }
-        let _e196 = entry_66_;
-        let _e198 = exited_64_;
-        active_63_ = (_e196 && !(_e198));
         storageBarrier();
         workgroupBarrier();
-        let _e203 = active_63_;
-        if _e203 {
-            let _e206 = infinity_72_;
-            r6_ = bitcast<f32>(_e206);
-        }
-        let _e210 = active_63_;
-        if _e210 {
-            let _e213 = infinity_73_;
-            inf_7_ = bitcast<f32>(_e213);
-        }
-        let _e217 = active_63_;
-        if _e217 {
+        let _e73 = active_63_;
+        if _e73 {
+            let _e76 = infinity_67_;
+            r6_ = bitcast<f32>(_e76);
+            let _e81 = infinity_68_;
+            inf_7_ = bitcast<f32>(_e81);
             r8_ = i32(local_index);
-        }
-        let _e222 = active_63_;
-        if _e222 {
             r9_ = 256i;
-        }
-        let _e226 = active_63_;
-        if _e226 {
             r10_ = 1024i;
-        }
-        let _e230 = active_63_;
-        if _e230 {
-            let _e232 = r9_;
-            r11_ = _e232;
-        }
-        let _e235 = active_63_;
-        if _e235 {
-            let _e237 = r8_;
-            e_12_ = _e237;
-        }
-        let _e240 = active_63_;
-        entry_74_ = _e240;
-        broken_75_ = false;
-        left_77_ = false;
-        loop {
-            continued_76_ = false;
-            let _e250 = entry_74_;
-            let _e252 = exited_64_;
-            let _e254 = broken_75_;
-            let _e256 = continued_76_;
-            active_63_ = (_e250 && !((_e252 || (_e254 || _e256))));
-            let _e263 = vote_number_65_;
-            vote_number_65_ = (_e263 + 1u);
-            let _e268 = active_63_;
-            if _e268 {
-                let _e271 = vote_number_65_;
-                atomicMax((&workgroup_votes), _e271);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e276 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e276;
-            }
-            let _e279 = workgroupUniformLoad((&workgroup_any));
-            let _e281 = vote_number_65_;
-            if (u32((_e279 == _e281)) == 0u) {
-                left_77_ = true;
-                break;
-            }
-            let _e289 = active_63_;
-            if _e289 {
-                let _e299 = trips_62_;
-                let _e301 = (_e299 + 1u);
-                trips_62_ = _e301;
-                if (_e301 > 4096u) {
+            let _e92 = r9_;
+            r11_ = _e92;
+            let _e95 = r8_;
+            e_12_ = _e95;
+            left_69_ = false;
+            loop {
+                let _e107 = trips_62_;
+                let _e109 = (_e107 + 1u);
+                trips_62_ = _e109;
+                if (_e109 > 4096u) {
                     loop_guard[0u] = 2u;
-                    exited_64_ = true;
-                    active_63_ = false;
+                    left_69_ = true;
+                    break;
                 }
-            }
-            {
-                let _e305 = active_63_;
-                if _e305 {
-                    let _e307 = e_12_;
-                    r13_ = (_e307 < 1024i);
-                }
-                let _e312 = active_63_;
-                if _e312 {
-                    let _e314 = r13_;
-                    r14_ = !(_e314);
-                }
-                let _e318 = active_63_;
-                saved_78_ = _e318;
-                let _e321 = r14_;
-                let _e323 = saved_78_;
-                let _e324 = (_e323 && _e321);
-                taken_79_ = _e324;
-                active_63_ = _e324;
                 {
-                    let _e328 = active_63_;
-                    let _e330 = broken_75_;
-                    broken_75_ = (_e330 || _e328);
-                    active_63_ = false;
-                }
-                let _e336 = saved_78_;
-                let _e338 = taken_79_;
-                let _e342 = exited_64_;
-                let _e344 = broken_75_;
-                let _e346 = continued_76_;
-                active_63_ = ((_e336 && !(_e338)) && !((_e342 || (_e344 || _e346))));
-                {
-                }
-                let _e353 = saved_78_;
-                let _e355 = exited_64_;
-                let _e357 = broken_75_;
-                let _e359 = continued_76_;
-                active_63_ = (_e353 && !((_e355 || (_e357 || _e359))));
-                let _e366 = active_63_;
-                if _e366 {
-                    let _e369 = params.N;
-                    r15_ = _e369;
-                }
-                let _e372 = active_63_;
-                if _e372 {
-                    let _e374 = e_12_;
-                    let _e376 = r15_;
-                    r16_ = (_e374 < _e376);
-                }
-                let _e380 = active_63_;
-                if _e380 {
-                    let _e383 = params.N;
-                    r17_ = _e383;
-                }
-                let _e386 = active_63_;
-                if _e386 {
-                    let _e388 = r17_;
-                    r18_ = (_e388 - 1i);
-                }
-                let _e393 = active_63_;
-                if _e393 {
-                    let _e395 = e_12_;
-                    let _e397 = r18_;
-                    r19_ = min(_e395, _e397);
-                }
-                let _e401 = active_63_;
-                if _e401 {
-                    let _e406 = r19_;
-                    let _e410 = X[bitcast<u32>(_e406)];
-                    r20_ = _e410;
-                }
-                let _e413 = active_63_;
-                if _e413 {
-                    let _e415 = r16_;
-                    let _e417 = r20_;
-                    let _e420 = infinity_80_;
-                    r21_ = select(bitcast<f32>(_e420), _e417, _e415);
-                }
-                let _e425 = active_63_;
-                if _e425 {
-                    let _e427 = r21_;
-                    let _e430 = e_12_;
-                    tile0_S[bitcast<u32>(_e430)] = _e427;
-                }
-            }
-            continuing {
-                let _e435 = entry_74_;
-                continued_76_ = false;
-                let _e439 = exited_64_;
-                let _e441 = broken_75_;
-                let _e443 = continued_76_;
-                active_63_ = (_e435 && !((_e439 || (_e441 || _e443))));
-                {
-                    let _e450 = active_63_;
-                    if _e450 {
-                        let _e452 = e_12_;
-                        let _e454 = r11_;
-                        e_12_ = (_e452 + _e454);
+                    let _e113 = e_12_;
+                    r13_ = (_e113 < 1024i);
+                    let _e118 = r13_;
+                    r14_ = !(_e118);
+                    let _e122 = r14_;
+                    if _e122 {
+                        left_69_ = true;
+                        break;
                     }
+                    let _e127 = params.N;
+                    r15_ = _e127;
+                    let _e130 = e_12_;
+                    let _e132 = r15_;
+                    r16_ = (_e130 < _e132);
+                    let _e137 = params.N;
+                    r17_ = _e137;
+                    let _e140 = r17_;
+                    r18_ = (_e140 - 1i);
+                    let _e145 = e_12_;
+                    let _e147 = r18_;
+                    r19_ = min(_e145, _e147);
+                    let _e154 = r19_;
+                    let _e158 = X[bitcast<u32>(_e154)];
+                    r20_ = _e158;
+                    let _e161 = r16_;
+                    let _e163 = r20_;
+                    let _e166 = infinity_70_;
+                    r21_ = select(bitcast<f32>(_e166), _e163, _e161);
+                    let _e171 = r21_;
+                    let _e174 = e_12_;
+                    tile0_S[bitcast<u32>(_e174)] = _e171;
+                }
+                continuing {
+                    let _e179 = e_12_;
+                    let _e181 = r11_;
+                    e_12_ = (_e179 + _e181);
                 }
             }
+            let _e185 = left_69_;
+            if !(_e185) {
+                loop_guard[0u] = 2147483650u;
+            }
         }
-        let _e458 = left_77_;
-        if !(_e458) {
-            loop_guard[0u] = 2147483650u;
-        }
-        let _e465 = entry_74_;
-        let _e467 = exited_64_;
-        active_63_ = (_e465 && !(_e467));
         storageBarrier();
         workgroupBarrier();
-        let _e472 = active_63_;
-        if _e472 {
+        let _e192 = active_63_;
+        if _e192 {
             size_22_ = 2i;
         }
-        let _e476 = active_63_;
-        entry_81_ = _e476;
-        broken_82_ = false;
-        left_84_ = false;
+        let _e196 = active_63_;
+        entry_71_ = _e196;
+        broken_72_ = false;
+        left_74_ = false;
         loop {
-            continued_83_ = false;
-            let _e486 = entry_81_;
-            let _e488 = exited_64_;
-            let _e490 = broken_82_;
-            let _e492 = continued_83_;
-            active_63_ = (_e486 && !((_e488 || (_e490 || _e492))));
-            let _e499 = vote_number_65_;
-            vote_number_65_ = (_e499 + 1u);
-            let _e504 = active_63_;
-            if _e504 {
-                let _e507 = vote_number_65_;
-                atomicMax((&workgroup_votes), _e507);
+            continued_73_ = false;
+            let _e206 = entry_71_;
+            let _e208 = exited_64_;
+            let _e210 = broken_72_;
+            let _e212 = continued_73_;
+            active_63_ = (_e206 && !((_e208 || (_e210 || _e212))));
+            let _e219 = vote_number_65_;
+            vote_number_65_ = (_e219 + 1u);
+            let _e224 = active_63_;
+            if _e224 {
+                let _e227 = vote_number_65_;
+                atomicMax((&workgroup_votes), _e227);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e512 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e512;
+                let _e232 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e232;
             }
-            let _e515 = workgroupUniformLoad((&workgroup_any));
-            let _e517 = vote_number_65_;
-            if (u32((_e515 == _e517)) == 0u) {
-                left_84_ = true;
+            let _e235 = workgroupUniformLoad((&workgroup_any));
+            let _e237 = vote_number_65_;
+            if (u32((_e235 == _e237)) == 0u) {
+                left_74_ = true;
                 break;
             }
-            let _e525 = active_63_;
-            if _e525 {
-                let _e535 = trips_62_;
-                let _e537 = (_e535 + 1u);
-                trips_62_ = _e537;
-                if (_e537 > 4096u) {
+            let _e245 = active_63_;
+            if _e245 {
+                let _e255 = trips_62_;
+                let _e257 = (_e255 + 1u);
+                trips_62_ = _e257;
+                if (_e257 > 4096u) {
                     loop_guard[0u] = 3u;
                     exited_64_ = true;
                     active_63_ = false;
                 }
             }
             {
-                let _e541 = active_63_;
-                if _e541 {
-                    let _e543 = size_22_;
-                    r23_ = (_e543 <= 1024i);
+                let _e261 = active_63_;
+                if _e261 {
+                    let _e263 = size_22_;
+                    r23_ = (_e263 <= 1024i);
+                    let _e268 = r23_;
+                    r24_ = !(_e268);
                 }
-                let _e548 = active_63_;
-                if _e548 {
-                    let _e550 = r23_;
-                    r24_ = !(_e550);
-                }
-                let _e554 = active_63_;
-                saved_85_ = _e554;
-                let _e557 = r24_;
-                let _e559 = saved_85_;
-                let _e560 = (_e559 && _e557);
-                taken_86_ = _e560;
-                active_63_ = _e560;
+                let _e272 = active_63_;
+                saved_75_ = _e272;
+                let _e275 = r24_;
+                let _e277 = saved_75_;
+                let _e278 = (_e277 && _e275);
+                taken_76_ = _e278;
+                active_63_ = _e278;
                 {
-                    let _e564 = active_63_;
-                    let _e566 = broken_82_;
-                    broken_82_ = (_e566 || _e564);
+                    let _e282 = active_63_;
+                    let _e284 = broken_72_;
+                    broken_72_ = (_e284 || _e282);
                     active_63_ = false;
                 }
-                let _e572 = saved_85_;
-                let _e574 = taken_86_;
-                let _e578 = exited_64_;
-                let _e580 = broken_82_;
-                let _e582 = continued_83_;
-                active_63_ = ((_e572 && !(_e574)) && !((_e578 || (_e580 || _e582))));
+                let _e290 = saved_75_;
+                let _e292 = taken_76_;
+                let _e296 = exited_64_;
+                let _e298 = broken_72_;
+                let _e300 = continued_73_;
+                active_63_ = ((_e290 && !(_e292)) && !((_e296 || (_e298 || _e300))));
                 {
                 }
-                let _e589 = saved_85_;
-                let _e591 = exited_64_;
-                let _e593 = broken_82_;
-                let _e595 = continued_83_;
-                active_63_ = (_e589 && !((_e591 || (_e593 || _e595))));
-                let _e602 = active_63_;
-                if _e602 {
-                    let _e604 = size_22_;
-                    r25_ = (_e604 / 2i);
+                let _e307 = saved_75_;
+                let _e309 = exited_64_;
+                let _e311 = broken_72_;
+                let _e313 = continued_73_;
+                active_63_ = (_e307 && !((_e309 || (_e311 || _e313))));
+                let _e320 = active_63_;
+                if _e320 {
+                    let _e322 = size_22_;
+                    r25_ = (_e322 / 2i);
+                    let _e327 = r25_;
+                    stride_26_ = _e327;
                 }
-                let _e609 = active_63_;
-                if _e609 {
-                    let _e611 = r25_;
-                    stride_26_ = _e611;
-                }
-                let _e614 = active_63_;
-                entry_87_ = _e614;
-                broken_88_ = false;
-                left_90_ = false;
+                let _e330 = active_63_;
+                entry_77_ = _e330;
+                broken_78_ = false;
+                left_80_ = false;
                 loop {
-                    continued_89_ = false;
-                    let _e624 = entry_87_;
-                    let _e626 = exited_64_;
-                    let _e628 = broken_88_;
-                    let _e630 = continued_89_;
-                    active_63_ = (_e624 && !((_e626 || (_e628 || _e630))));
-                    let _e637 = vote_number_65_;
-                    vote_number_65_ = (_e637 + 1u);
-                    let _e642 = active_63_;
-                    if _e642 {
-                        let _e645 = vote_number_65_;
-                        atomicMax((&workgroup_votes), _e645);
+                    continued_79_ = false;
+                    let _e340 = entry_77_;
+                    let _e342 = exited_64_;
+                    let _e344 = broken_78_;
+                    let _e346 = continued_79_;
+                    active_63_ = (_e340 && !((_e342 || (_e344 || _e346))));
+                    let _e353 = vote_number_65_;
+                    vote_number_65_ = (_e353 + 1u);
+                    let _e358 = active_63_;
+                    if _e358 {
+                        let _e361 = vote_number_65_;
+                        atomicMax((&workgroup_votes), _e361);
                     }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        let _e650 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e650;
+                        let _e366 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e366;
                     }
-                    let _e653 = workgroupUniformLoad((&workgroup_any));
-                    let _e655 = vote_number_65_;
-                    if (u32((_e653 == _e655)) == 0u) {
-                        left_90_ = true;
+                    let _e369 = workgroupUniformLoad((&workgroup_any));
+                    let _e371 = vote_number_65_;
+                    if (u32((_e369 == _e371)) == 0u) {
+                        left_80_ = true;
                         break;
                     }
-                    let _e663 = active_63_;
-                    if _e663 {
-                        let _e673 = trips_62_;
-                        let _e675 = (_e673 + 1u);
-                        trips_62_ = _e675;
-                        if (_e675 > 4096u) {
+                    let _e379 = active_63_;
+                    if _e379 {
+                        let _e389 = trips_62_;
+                        let _e391 = (_e389 + 1u);
+                        trips_62_ = _e391;
+                        if (_e391 > 4096u) {
                             loop_guard[0u] = 4u;
                             exited_64_ = true;
                             active_63_ = false;
                         }
                     }
                     {
-                        let _e679 = active_63_;
-                        if _e679 {
-                            let _e681 = stride_26_;
-                            r27_ = (_e681 > 0i);
+                        let _e395 = active_63_;
+                        if _e395 {
+                            let _e397 = stride_26_;
+                            r27_ = (_e397 > 0i);
+                            let _e402 = r27_;
+                            r28_ = !(_e402);
                         }
-                        let _e686 = active_63_;
-                        if _e686 {
-                            let _e688 = r27_;
-                            r28_ = !(_e688);
-                        }
-                        let _e692 = active_63_;
-                        saved_91_ = _e692;
-                        let _e695 = r28_;
-                        let _e697 = saved_91_;
-                        let _e698 = (_e697 && _e695);
-                        taken_92_ = _e698;
-                        active_63_ = _e698;
+                        let _e406 = active_63_;
+                        saved_81_ = _e406;
+                        let _e409 = r28_;
+                        let _e411 = saved_81_;
+                        let _e412 = (_e411 && _e409);
+                        taken_82_ = _e412;
+                        active_63_ = _e412;
                         {
-                            let _e702 = active_63_;
-                            let _e704 = broken_88_;
-                            broken_88_ = (_e704 || _e702);
+                            let _e416 = active_63_;
+                            let _e418 = broken_78_;
+                            broken_78_ = (_e418 || _e416);
                             active_63_ = false;
                         }
-                        let _e710 = saved_91_;
-                        let _e712 = taken_92_;
-                        let _e716 = exited_64_;
-                        let _e718 = broken_88_;
-                        let _e720 = continued_89_;
-                        active_63_ = ((_e710 && !(_e712)) && !((_e716 || (_e718 || _e720))));
+                        let _e424 = saved_81_;
+                        let _e426 = taken_82_;
+                        let _e430 = exited_64_;
+                        let _e432 = broken_78_;
+                        let _e434 = continued_79_;
+                        active_63_ = ((_e424 && !(_e426)) && !((_e430 || (_e432 || _e434))));
                         {
                         }
-                        let _e727 = saved_91_;
-                        let _e729 = exited_64_;
-                        let _e731 = broken_88_;
-                        let _e733 = continued_89_;
-                        active_63_ = (_e727 && !((_e729 || (_e731 || _e733))));
-                        let _e740 = active_63_;
-                        if _e740 {
+                        let _e441 = saved_81_;
+                        let _e443 = exited_64_;
+                        let _e445 = broken_78_;
+                        let _e447 = continued_79_;
+                        active_63_ = (_e441 && !((_e443 || (_e445 || _e447))));
+                        let _e454 = active_63_;
+                        if _e454 {
                             r29_ = i32(local_index);
-                        }
-                        let _e745 = active_63_;
-                        if _e745 {
                             r30_ = 256i;
-                        }
-                        let _e749 = active_63_;
-                        if _e749 {
                             r31_ = 512i;
-                        }
-                        let _e753 = active_63_;
-                        if _e753 {
-                            let _e755 = r30_;
-                            r32_ = _e755;
-                        }
-                        let _e758 = active_63_;
-                        if _e758 {
-                            let _e760 = r29_;
-                            t_33_ = _e760;
-                        }
-                        let _e763 = active_63_;
-                        entry_93_ = _e763;
-                        broken_94_ = false;
-                        left_96_ = false;
-                        loop {
-                            continued_95_ = false;
-                            let _e773 = entry_93_;
-                            let _e775 = exited_64_;
-                            let _e777 = broken_94_;
-                            let _e779 = continued_95_;
-                            active_63_ = (_e773 && !((_e775 || (_e777 || _e779))));
-                            let _e786 = vote_number_65_;
-                            vote_number_65_ = (_e786 + 1u);
-                            let _e791 = active_63_;
-                            if _e791 {
-                                let _e794 = vote_number_65_;
-                                atomicMax((&workgroup_votes), _e794);
-                            }
-                            workgroupBarrier();
-                            if (local_index == 0u) {
-                                let _e799 = atomicLoad((&workgroup_votes));
-                                workgroup_any = _e799;
-                            }
-                            let _e802 = workgroupUniformLoad((&workgroup_any));
-                            let _e804 = vote_number_65_;
-                            if (u32((_e802 == _e804)) == 0u) {
-                                left_96_ = true;
-                                break;
-                            }
-                            let _e812 = active_63_;
-                            if _e812 {
-                                let _e822 = trips_62_;
-                                let _e824 = (_e822 + 1u);
-                                trips_62_ = _e824;
-                                if (_e824 > 4096u) {
+                            let _e463 = r30_;
+                            r32_ = _e463;
+                            let _e466 = r29_;
+                            t_33_ = _e466;
+                            left_83_ = false;
+                            loop {
+                                let _e478 = trips_62_;
+                                let _e480 = (_e478 + 1u);
+                                trips_62_ = _e480;
+                                if (_e480 > 4096u) {
                                     loop_guard[0u] = 5u;
-                                    exited_64_ = true;
-                                    active_63_ = false;
+                                    left_83_ = true;
+                                    break;
+                                }
+                                {
+                                    let _e484 = t_33_;
+                                    r34_ = (_e484 < 512i);
+                                    let _e489 = r34_;
+                                    r35_ = !(_e489);
+                                    let _e493 = r35_;
+                                    if _e493 {
+                                        left_83_ = true;
+                                        break;
+                                    }
+                                    let _e497 = t_33_;
+                                    let _e499 = stride_26_;
+                                    r36_ = (_e497 / _e499);
+                                    let _e503 = r36_;
+                                    let _e505 = stride_26_;
+                                    r37_ = (_e503 * _e505);
+                                    let _e509 = r37_;
+                                    r38_ = (_e509 * 2i);
+                                    let _e514 = t_33_;
+                                    let _e516 = stride_26_;
+                                    r39_ = (_e514 % _e516);
+                                    let _e520 = r38_;
+                                    let _e522 = r39_;
+                                    r40_ = (_e520 + _e522);
+                                    let _e526 = r40_;
+                                    low_41_ = _e526;
+                                    let _e529 = low_41_;
+                                    let _e531 = stride_26_;
+                                    high_42_ = (_e529 + _e531);
+                                    let _e535 = low_41_;
+                                    let _e537 = size_22_;
+                                    r43_ = (_e535 & _e537);
+                                    let _e541 = r43_;
+                                    ascending_44_ = (_e541 == 0i);
+                                    let _e547 = low_41_;
+                                    let _e551 = tile0_S[bitcast<u32>(_e547)];
+                                    r45_ = _e551;
+                                    let _e554 = r45_;
+                                    a_46_ = _e554;
+                                    let _e558 = high_42_;
+                                    let _e562 = tile0_S[bitcast<u32>(_e558)];
+                                    r47_ = _e562;
+                                    let _e565 = r47_;
+                                    b_48_ = _e565;
+                                    let _e568 = a_46_;
+                                    let _e570 = b_48_;
+                                    r49_ = (_e568 > _e570);
+                                    let _e574 = r49_;
+                                    let _e576 = ascending_44_;
+                                    r50_ = (_e574 == _e576);
+                                    let _e580 = r50_;
+                                    if _e580 {
+                                        let _e582 = b_48_;
+                                        let _e585 = low_41_;
+                                        tile0_S[bitcast<u32>(_e585)] = _e582;
+                                        let _e590 = a_46_;
+                                        let _e593 = high_42_;
+                                        tile0_S[bitcast<u32>(_e593)] = _e590;
+                                    }
+                                }
+                                continuing {
+                                    let _e598 = t_33_;
+                                    let _e600 = r32_;
+                                    t_33_ = (_e598 + _e600);
                                 }
                             }
-                            {
-                                let _e828 = active_63_;
-                                if _e828 {
-                                    let _e830 = t_33_;
-                                    r34_ = (_e830 < 512i);
-                                }
-                                let _e835 = active_63_;
-                                if _e835 {
-                                    let _e837 = r34_;
-                                    r35_ = !(_e837);
-                                }
-                                let _e841 = active_63_;
-                                saved_97_ = _e841;
-                                let _e844 = r35_;
-                                let _e846 = saved_97_;
-                                let _e847 = (_e846 && _e844);
-                                taken_98_ = _e847;
-                                active_63_ = _e847;
-                                {
-                                    let _e851 = active_63_;
-                                    let _e853 = broken_94_;
-                                    broken_94_ = (_e853 || _e851);
-                                    active_63_ = false;
-                                }
-                                let _e859 = saved_97_;
-                                let _e861 = taken_98_;
-                                let _e865 = exited_64_;
-                                let _e867 = broken_94_;
-                                let _e869 = continued_95_;
-                                active_63_ = ((_e859 && !(_e861)) && !((_e865 || (_e867 || _e869))));
-                                {
-                                }
-                                let _e876 = saved_97_;
-                                let _e878 = exited_64_;
-                                let _e880 = broken_94_;
-                                let _e882 = continued_95_;
-                                active_63_ = (_e876 && !((_e878 || (_e880 || _e882))));
-                                let _e889 = active_63_;
-                                if _e889 {
-                                    let _e891 = t_33_;
-                                    let _e893 = stride_26_;
-                                    r36_ = (_e891 / _e893);
-                                }
-                                let _e897 = active_63_;
-                                if _e897 {
-                                    let _e899 = r36_;
-                                    let _e901 = stride_26_;
-                                    r37_ = (_e899 * _e901);
-                                }
-                                let _e905 = active_63_;
-                                if _e905 {
-                                    let _e907 = r37_;
-                                    r38_ = (_e907 * 2i);
-                                }
-                                let _e912 = active_63_;
-                                if _e912 {
-                                    let _e914 = t_33_;
-                                    let _e916 = stride_26_;
-                                    r39_ = (_e914 % _e916);
-                                }
-                                let _e920 = active_63_;
-                                if _e920 {
-                                    let _e922 = r38_;
-                                    let _e924 = r39_;
-                                    r40_ = (_e922 + _e924);
-                                }
-                                let _e928 = active_63_;
-                                if _e928 {
-                                    let _e930 = r40_;
-                                    low_41_ = _e930;
-                                }
-                                let _e933 = active_63_;
-                                if _e933 {
-                                    let _e935 = low_41_;
-                                    let _e937 = stride_26_;
-                                    high_42_ = (_e935 + _e937);
-                                }
-                                let _e941 = active_63_;
-                                if _e941 {
-                                    let _e943 = low_41_;
-                                    let _e945 = size_22_;
-                                    r43_ = (_e943 & _e945);
-                                }
-                                let _e949 = active_63_;
-                                if _e949 {
-                                    let _e951 = r43_;
-                                    ascending_44_ = (_e951 == 0i);
-                                }
-                                let _e956 = active_63_;
-                                if _e956 {
-                                    let _e959 = low_41_;
-                                    let _e963 = tile0_S[bitcast<u32>(_e959)];
-                                    r45_ = _e963;
-                                }
-                                let _e966 = active_63_;
-                                if _e966 {
-                                    let _e968 = r45_;
-                                    a_46_ = _e968;
-                                }
-                                let _e971 = active_63_;
-                                if _e971 {
-                                    let _e974 = high_42_;
-                                    let _e978 = tile0_S[bitcast<u32>(_e974)];
-                                    r47_ = _e978;
-                                }
-                                let _e981 = active_63_;
-                                if _e981 {
-                                    let _e983 = r47_;
-                                    b_48_ = _e983;
-                                }
-                                let _e986 = active_63_;
-                                if _e986 {
-                                    let _e988 = a_46_;
-                                    let _e990 = b_48_;
-                                    r49_ = (_e988 > _e990);
-                                }
-                                let _e994 = active_63_;
-                                if _e994 {
-                                    let _e996 = r49_;
-                                    let _e998 = ascending_44_;
-                                    r50_ = (_e996 == _e998);
-                                }
-                                let _e1002 = active_63_;
-                                saved_99_ = _e1002;
-                                let _e1005 = r50_;
-                                let _e1007 = saved_99_;
-                                let _e1008 = (_e1007 && _e1005);
-                                taken_100_ = _e1008;
-                                active_63_ = _e1008;
-                                {
-                                    let _e1012 = active_63_;
-                                    if _e1012 {
-                                        let _e1014 = b_48_;
-                                        let _e1017 = low_41_;
-                                        tile0_S[bitcast<u32>(_e1017)] = _e1014;
-                                    }
-                                    let _e1022 = active_63_;
-                                    if _e1022 {
-                                        let _e1024 = a_46_;
-                                        let _e1027 = high_42_;
-                                        tile0_S[bitcast<u32>(_e1027)] = _e1024;
-                                    }
-                                }
-                                let _e1032 = saved_99_;
-                                let _e1034 = taken_100_;
-                                let _e1038 = exited_64_;
-                                let _e1040 = broken_94_;
-                                let _e1042 = continued_95_;
-                                active_63_ = ((_e1032 && !(_e1034)) && !((_e1038 || (_e1040 || _e1042))));
-                                {
-                                }
-                                let _e1049 = saved_99_;
-                                let _e1051 = exited_64_;
-                                let _e1053 = broken_94_;
-                                let _e1055 = continued_95_;
-                                active_63_ = (_e1049 && !((_e1051 || (_e1053 || _e1055))));
-                            }
-                            continuing {
-                                let _e1062 = entry_93_;
-                                continued_95_ = false;
-                                let _e1066 = exited_64_;
-                                let _e1068 = broken_94_;
-                                let _e1070 = continued_95_;
-                                active_63_ = (_e1062 && !((_e1066 || (_e1068 || _e1070))));
-                                {
-                                    let _e1077 = active_63_;
-                                    if _e1077 {
-                                        let _e1079 = t_33_;
-                                        let _e1081 = r32_;
-                                        t_33_ = (_e1079 + _e1081);
-                                    }
-                                }
+                            let _e604 = left_83_;
+                            if !(_e604) {
+                                loop_guard[0u] = 2147483653u;
                             }
                         }
-                        let _e1085 = left_96_;
-                        if !(_e1085) {
-                            loop_guard[0u] = 2147483653u;
-                        }
-                        let _e1092 = entry_93_;
-                        let _e1094 = exited_64_;
-                        let _e1096 = broken_88_;
-                        let _e1098 = continued_89_;
-                        active_63_ = (_e1092 && !((_e1094 || (_e1096 || _e1098))));
                         storageBarrier();
                         workgroupBarrier();
-                        let _e1105 = active_63_;
-                        if _e1105 {
-                            let _e1107 = stride_26_;
-                            r51_ = (_e1107 / 2i);
-                        }
-                        let _e1112 = active_63_;
-                        if _e1112 {
-                            let _e1114 = r51_;
-                            stride_26_ = _e1114;
+                        let _e611 = active_63_;
+                        if _e611 {
+                            let _e613 = stride_26_;
+                            r51_ = (_e613 / 2i);
+                            let _e618 = r51_;
+                            stride_26_ = _e618;
                         }
                     }
                     continuing {
-                        let _e1117 = entry_87_;
-                        continued_89_ = false;
-                        let _e1121 = exited_64_;
-                        let _e1123 = broken_88_;
-                        let _e1125 = continued_89_;
-                        active_63_ = (_e1117 && !((_e1121 || (_e1123 || _e1125))));
+                        let _e621 = entry_77_;
+                        continued_79_ = false;
+                        let _e625 = exited_64_;
+                        let _e627 = broken_78_;
+                        let _e629 = continued_79_;
+                        active_63_ = (_e621 && !((_e625 || (_e627 || _e629))));
                         {
                         }
                     }
                 }
-                let _e1132 = left_90_;
-                if !(_e1132) {
+                let _e636 = left_80_;
+                if !(_e636) {
                     loop_guard[0u] = 2147483652u;
                 }
-                let _e1139 = entry_87_;
-                let _e1141 = exited_64_;
-                let _e1143 = broken_82_;
-                let _e1145 = continued_83_;
-                active_63_ = (_e1139 && !((_e1141 || (_e1143 || _e1145))));
-                let _e1152 = active_63_;
-                if _e1152 {
-                    let _e1154 = size_22_;
-                    r52_ = (_e1154 * 2i);
-                }
-                let _e1159 = active_63_;
-                if _e1159 {
-                    let _e1161 = r52_;
-                    size_22_ = _e1161;
+                let _e643 = entry_77_;
+                let _e645 = exited_64_;
+                let _e647 = broken_72_;
+                let _e649 = continued_73_;
+                active_63_ = (_e643 && !((_e645 || (_e647 || _e649))));
+                let _e656 = active_63_;
+                if _e656 {
+                    let _e658 = size_22_;
+                    r52_ = (_e658 * 2i);
+                    let _e663 = r52_;
+                    size_22_ = _e663;
                 }
             }
             continuing {
-                let _e1164 = entry_81_;
-                continued_83_ = false;
-                let _e1168 = exited_64_;
-                let _e1170 = broken_82_;
-                let _e1172 = continued_83_;
-                active_63_ = (_e1164 && !((_e1168 || (_e1170 || _e1172))));
+                let _e666 = entry_71_;
+                continued_73_ = false;
+                let _e670 = exited_64_;
+                let _e672 = broken_72_;
+                let _e674 = continued_73_;
+                active_63_ = (_e666 && !((_e670 || (_e672 || _e674))));
                 {
                 }
             }
         }
-        let _e1179 = left_84_;
-        if !(_e1179) {
+        let _e681 = left_74_;
+        if !(_e681) {
             loop_guard[0u] = 2147483651u;
         }
-        let _e1186 = entry_81_;
-        let _e1188 = exited_64_;
-        active_63_ = (_e1186 && !(_e1188));
-        let _e1193 = active_63_;
-        if _e1193 {
+        let _e688 = entry_71_;
+        let _e690 = exited_64_;
+        active_63_ = (_e688 && !(_e690));
+        let _e695 = active_63_;
+        if _e695 {
             r53_ = i32(local_index);
-        }
-        let _e1198 = active_63_;
-        if _e1198 {
-            let _e1201 = params.N;
-            r54_ = _e1201;
-        }
-        let _e1204 = active_63_;
-        if _e1204 {
+            let _e701 = params.N;
+            r54_ = _e701;
             r55_ = 256i;
-        }
-        let _e1208 = active_63_;
-        if _e1208 {
-            let _e1210 = r54_;
-            r56_ = _e1210;
-        }
-        let _e1213 = active_63_;
-        if _e1213 {
-            let _e1215 = r55_;
-            r57_ = _e1215;
-        }
-        let _e1218 = active_63_;
-        if _e1218 {
-            let _e1220 = r53_;
-            e_58_ = _e1220;
-        }
-        let _e1223 = active_63_;
-        entry_101_ = _e1223;
-        broken_102_ = false;
-        left_104_ = false;
-        loop {
-            continued_103_ = false;
-            let _e1233 = entry_101_;
-            let _e1235 = exited_64_;
-            let _e1237 = broken_102_;
-            let _e1239 = continued_103_;
-            active_63_ = (_e1233 && !((_e1235 || (_e1237 || _e1239))));
-            let _e1246 = vote_number_65_;
-            vote_number_65_ = (_e1246 + 1u);
-            let _e1251 = active_63_;
-            if _e1251 {
-                let _e1254 = vote_number_65_;
-                atomicMax((&workgroup_votes), _e1254);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e1259 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e1259;
-            }
-            let _e1262 = workgroupUniformLoad((&workgroup_any));
-            let _e1264 = vote_number_65_;
-            if (u32((_e1262 == _e1264)) == 0u) {
-                left_104_ = true;
-                break;
-            }
-            let _e1272 = active_63_;
-            if _e1272 {
-                let _e1282 = trips_62_;
-                let _e1284 = (_e1282 + 1u);
-                trips_62_ = _e1284;
-                if (_e1284 > 4096u) {
+            let _e706 = r54_;
+            r56_ = _e706;
+            let _e709 = r55_;
+            r57_ = _e709;
+            let _e712 = r53_;
+            e_58_ = _e712;
+            left_84_ = false;
+            loop {
+                let _e724 = trips_62_;
+                let _e726 = (_e724 + 1u);
+                trips_62_ = _e726;
+                if (_e726 > 4096u) {
                     loop_guard[0u] = 6u;
-                    exited_64_ = true;
-                    active_63_ = false;
+                    left_84_ = true;
+                    break;
                 }
-            }
-            {
-                let _e1288 = active_63_;
-                if _e1288 {
-                    let _e1290 = e_58_;
-                    let _e1292 = r56_;
-                    r59_ = (_e1290 < _e1292);
-                }
-                let _e1296 = active_63_;
-                if _e1296 {
-                    let _e1298 = r59_;
-                    r60_ = !(_e1298);
-                }
-                let _e1302 = active_63_;
-                saved_105_ = _e1302;
-                let _e1305 = r60_;
-                let _e1307 = saved_105_;
-                let _e1308 = (_e1307 && _e1305);
-                taken_106_ = _e1308;
-                active_63_ = _e1308;
                 {
-                    let _e1312 = active_63_;
-                    let _e1314 = broken_102_;
-                    broken_102_ = (_e1314 || _e1312);
-                    active_63_ = false;
-                }
-                let _e1320 = saved_105_;
-                let _e1322 = taken_106_;
-                let _e1326 = exited_64_;
-                let _e1328 = broken_102_;
-                let _e1330 = continued_103_;
-                active_63_ = ((_e1320 && !(_e1322)) && !((_e1326 || (_e1328 || _e1330))));
-                {
-                }
-                let _e1337 = saved_105_;
-                let _e1339 = exited_64_;
-                let _e1341 = broken_102_;
-                let _e1343 = continued_103_;
-                active_63_ = (_e1337 && !((_e1339 || (_e1341 || _e1343))));
-                let _e1350 = active_63_;
-                if _e1350 {
-                    let _e1353 = e_58_;
-                    let _e1357 = tile0_S[bitcast<u32>(_e1353)];
-                    r61_ = _e1357;
-                }
-                let _e1360 = active_63_;
-                if _e1360 {
-                    let _e1362 = r61_;
-                    let _e1367 = e_58_;
-                    Y[bitcast<u32>(_e1367)] = _e1362;
-                }
-            }
-            continuing {
-                let _e1372 = entry_101_;
-                continued_103_ = false;
-                let _e1376 = exited_64_;
-                let _e1378 = broken_102_;
-                let _e1380 = continued_103_;
-                active_63_ = (_e1372 && !((_e1376 || (_e1378 || _e1380))));
-                {
-                    let _e1387 = active_63_;
-                    if _e1387 {
-                        let _e1389 = e_58_;
-                        let _e1391 = r57_;
-                        e_58_ = (_e1389 + _e1391);
+                    let _e730 = e_58_;
+                    let _e732 = r56_;
+                    r59_ = (_e730 < _e732);
+                    let _e736 = r59_;
+                    r60_ = !(_e736);
+                    let _e740 = r60_;
+                    if _e740 {
+                        left_84_ = true;
+                        break;
                     }
+                    let _e745 = e_58_;
+                    let _e749 = tile0_S[bitcast<u32>(_e745)];
+                    r61_ = _e749;
+                    let _e752 = r61_;
+                    let _e757 = e_58_;
+                    Y[bitcast<u32>(_e757)] = _e752;
+                }
+                continuing {
+                    let _e762 = e_58_;
+                    let _e764 = r57_;
+                    e_58_ = (_e762 + _e764);
                 }
             }
+            let _e768 = left_84_;
+            if !(_e768) {
+                loop_guard[0u] = 2147483654u;
+            }
         }
-        let _e1395 = left_104_;
-        if !(_e1395) {
-            loop_guard[0u] = 2147483654u;
-        }
-        let _e1402 = entry_101_;
-        let _e1404 = exited_64_;
-        active_63_ = (_e1402 && !(_e1404));
     }
 }

@@ -82,13 +82,6 @@ fn tessera_bytes(@builtin(local_invocation_index) local_index: u32, @builtin(wor
     var active_56_: bool;
     var exited_57_: bool;
     var vote_number_58_: u32;
-    var entry_59_: bool;
-    var broken_60_: bool;
-    var continued_61_: bool;
-    var saved_62_: bool;
-    var taken_63_: bool;
-    var saved_64_: bool;
-    var taken_65_: bool;
 
     active_56_ = true;
     exited_57_ = false;
@@ -97,437 +90,178 @@ fn tessera_bytes(@builtin(local_invocation_index) local_index: u32, @builtin(wor
         let _e7 = active_56_;
         if _e7 {
             r0_ = i32(block.x);
-        }
-        let _e13 = active_56_;
-        if _e13 {
-            let _e15 = r0_;
-            r1_ = (_e15 * 64i);
-        }
-        let _e20 = active_56_;
-        if _e20 {
-            let _e22 = r1_;
-            base_2_ = _e22;
-        }
-        let _e25 = active_56_;
-        if _e25 {
+            let _e13 = r0_;
+            r1_ = (_e13 * 64i);
+            let _e18 = r1_;
+            base_2_ = _e18;
             r3_ = 64i;
-        }
-        let _e29 = active_56_;
-        if _e29 {
             e_4_ = i32(local_index);
-        }
-        let _e34 = active_56_;
-        entry_59_ = _e34;
-        broken_60_ = false;
-        loop {
-            continued_61_ = false;
-            let _e41 = entry_59_;
-            let _e43 = exited_57_;
-            let _e45 = broken_60_;
-            let _e47 = continued_61_;
-            active_56_ = (_e41 && !((_e43 || (_e45 || _e47))));
-            let _e54 = vote_number_58_;
-            vote_number_58_ = (_e54 + 1u);
-            let _e59 = active_56_;
-            if _e59 {
-                let _e62 = vote_number_58_;
-                atomicMax((&workgroup_votes), _e62);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e67 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e67;
-            }
-            let _e70 = workgroupUniformLoad((&workgroup_any));
-            let _e72 = vote_number_58_;
-            if (u32((_e70 == _e72)) == 0u) {
-                break;
-            }
-            {
-                let _e78 = active_56_;
-                if _e78 {
-                    let _e80 = e_4_;
-                    r5_ = (_e80 < 64i);
+            loop {
+                let _e26 = e_4_;
+                r5_ = (_e26 < 64i);
+                let _e31 = r5_;
+                r6_ = !(_e31);
+                let _e35 = r6_;
+                if _e35 {
+                    break;
                 }
-                let _e85 = active_56_;
-                if _e85 {
-                    let _e87 = r5_;
-                    r6_ = !(_e87);
-                }
-                let _e91 = active_56_;
-                saved_62_ = _e91;
-                let _e94 = r6_;
-                let _e96 = saved_62_;
-                let _e97 = (_e96 && _e94);
-                taken_63_ = _e97;
-                active_56_ = _e97;
-                {
-                    let _e101 = active_56_;
-                    let _e103 = broken_60_;
-                    broken_60_ = (_e103 || _e101);
-                    active_56_ = false;
-                }
-                let _e109 = saved_62_;
-                let _e111 = taken_63_;
-                let _e115 = exited_57_;
-                let _e117 = broken_60_;
-                let _e119 = continued_61_;
-                active_56_ = ((_e109 && !(_e111)) && !((_e115 || (_e117 || _e119))));
-                {
-                }
-                let _e126 = saved_62_;
-                let _e128 = exited_57_;
-                let _e130 = broken_60_;
-                let _e132 = continued_61_;
-                active_56_ = (_e126 && !((_e128 || (_e130 || _e132))));
-                let _e139 = active_56_;
-                if _e139 {
-                    let _e141 = e_4_;
-                    r7_ = (_e141 / 1i);
-                }
-                let _e146 = active_56_;
-                if _e146 {
-                    let _e148 = r7_;
-                    r8_ = (_e148 % 64i);
-                }
-                let _e153 = active_56_;
-                if _e153 {
-                    let _e155 = base_2_;
-                    let _e157 = r8_;
-                    r9_ = (_e155 + _e157);
-                }
-                let _e161 = active_56_;
-                if _e161 {
-                    let _e164 = params.N;
-                    let _e166 = r9_;
-                    let _e171 = r9_;
-                    let _e172 = bitcast<u32>(_e171);
-                    let _e181 = atomicLoad((&B[(_e172 >> 2u)]));
-                    r10_ = select(0i, (bitcast<i32>(((_e181 >> ((_e172 & 3u) << 3u)) << 24u)) >> 24u), (bitcast<u32>(_e166) < bitcast<u32>(_e164)));
-                }
-                let _e191 = active_56_;
-                if _e191 {
-                    let _e193 = r10_;
-                    let _e196 = r8_;
-                    tile0_t[bitcast<u32>(_e196)] = _e193;
-                }
-            }
-            continuing {
-                let _e201 = entry_59_;
-                continued_61_ = false;
-                let _e205 = exited_57_;
-                let _e207 = broken_60_;
-                let _e209 = continued_61_;
-                active_56_ = (_e201 && !((_e205 || (_e207 || _e209))));
-                {
-                    let _e216 = active_56_;
-                    if _e216 {
-                        let _e218 = e_4_;
-                        let _e220 = r3_;
-                        e_4_ = (_e218 + _e220);
-                    }
+                let _e37 = e_4_;
+                r7_ = (_e37 / 1i);
+                let _e42 = r7_;
+                r8_ = (_e42 % 64i);
+                let _e47 = base_2_;
+                let _e49 = r8_;
+                r9_ = (_e47 + _e49);
+                let _e54 = params.N;
+                let _e56 = r9_;
+                let _e61 = r9_;
+                let _e62 = bitcast<u32>(_e61);
+                let _e71 = atomicLoad((&B[(_e62 >> 2u)]));
+                r10_ = select(0i, (bitcast<i32>(((_e71 >> ((_e62 & 3u) << 3u)) << 24u)) >> 24u), (bitcast<u32>(_e56) < bitcast<u32>(_e54)));
+                let _e81 = r10_;
+                let _e84 = r8_;
+                tile0_t[bitcast<u32>(_e84)] = _e81;
+                continuing {
+                    let _e89 = e_4_;
+                    let _e91 = r3_;
+                    e_4_ = (_e89 + _e91);
                 }
             }
         }
-        let _e224 = entry_59_;
-        let _e226 = exited_57_;
-        active_56_ = (_e224 && !(_e226));
         storageBarrier();
         workgroupBarrier();
-        let _e231 = active_56_;
-        if _e231 {
+        let _e95 = active_56_;
+        if _e95 {
             r11_ = i32(local_index);
-        }
-        let _e236 = active_56_;
-        if _e236 {
-            let _e238 = base_2_;
-            let _e240 = r11_;
-            r12_ = (_e238 + _e240);
-        }
-        let _e244 = active_56_;
-        if _e244 {
-            let _e246 = r12_;
-            i_13_ = _e246;
-        }
-        let _e249 = active_56_;
-        if _e249 {
-            let _e252 = params.N;
-            r14_ = _e252;
-        }
-        let _e255 = active_56_;
-        if _e255 {
-            let _e257 = i_13_;
-            let _e259 = r14_;
-            r15_ = (_e257 < _e259);
-        }
-        let _e263 = active_56_;
-        saved_64_ = _e263;
-        let _e266 = r15_;
-        let _e268 = saved_64_;
-        let _e269 = (_e268 && _e266);
-        taken_65_ = _e269;
-        active_56_ = _e269;
-        {
-            let _e273 = active_56_;
-            if _e273 {
-                let _e278 = i_13_;
-                let _e282 = X[bitcast<u32>(_e278)];
-                r16_ = _e282;
-            }
-            let _e285 = active_56_;
-            if _e285 {
-                let _e287 = r16_;
-                x_17_ = _e287;
-            }
-            let _e290 = active_56_;
-            if _e290 {
-                let _e292 = x_17_;
-                r18_ = (_e292 * 37i);
-            }
-            let _e297 = active_56_;
-            if _e297 {
-                let _e299 = r18_;
-                r19_ = _e299;
-            }
-            let _e302 = active_56_;
-            if _e302 {
-                let _e304 = r19_;
-                r20_ = (_e304 << bitcast<u32>(24i));
-            }
-            let _e310 = active_56_;
-            if _e310 {
-                let _e312 = r20_;
-                r21_ = (_e312 >> bitcast<u32>(24i));
-            }
-            let _e318 = active_56_;
-            if _e318 {
-                let _e320 = r21_;
-                let _e325 = i_13_;
-                let _e326 = bitcast<u32>(_e325);
-                let _e334 = ((_e326 & 3u) << 3u);
-                atomicAnd((&B[(_e326 >> 2u)]), ~((255u << _e334)));
-                atomicOr((&B[(_e326 >> 2u)]), ((bitcast<u32>(_e320) & 255u) << _e334));
-            }
-            let _e343 = active_56_;
-            if _e343 {
-                let _e345 = x_17_;
-                r22_ = (_e345 - 300i);
-            }
-            let _e350 = active_56_;
-            if _e350 {
-                let _e352 = r22_;
-                r23_ = u32(_e352);
-            }
-            let _e356 = active_56_;
-            if _e356 {
-                let _e358 = r23_;
-                r24_ = (_e358 & 255u);
-            }
-            let _e363 = active_56_;
-            if _e363 {
-                let _e365 = r24_;
-                let _e370 = i_13_;
-                let _e371 = bitcast<u32>(_e370);
-                let _e379 = ((_e371 & 3u) << 3u);
-                atomicAnd((&U[(_e371 >> 2u)]), ~((255u << _e379)));
-                atomicOr((&U[(_e371 >> 2u)]), ((bitcast<u32>(_e365) & 255u) << _e379));
-            }
-            let _e388 = active_56_;
-            if _e388 {
+            let _e100 = base_2_;
+            let _e102 = r11_;
+            r12_ = (_e100 + _e102);
+            let _e106 = r12_;
+            i_13_ = _e106;
+            let _e110 = params.N;
+            r14_ = _e110;
+            let _e113 = i_13_;
+            let _e115 = r14_;
+            r15_ = (_e113 < _e115);
+            let _e119 = r15_;
+            if _e119 {
+                let _e124 = i_13_;
+                let _e128 = X[bitcast<u32>(_e124)];
+                r16_ = _e128;
+                let _e131 = r16_;
+                x_17_ = _e131;
+                let _e134 = x_17_;
+                r18_ = (_e134 * 37i);
+                let _e139 = r18_;
+                r19_ = _e139;
+                let _e142 = r19_;
+                r20_ = (_e142 << bitcast<u32>(24i));
+                let _e148 = r20_;
+                r21_ = (_e148 >> bitcast<u32>(24i));
+                let _e154 = r21_;
+                let _e159 = i_13_;
+                let _e160 = bitcast<u32>(_e159);
+                let _e168 = ((_e160 & 3u) << 3u);
+                atomicAnd((&B[(_e160 >> 2u)]), ~((255u << _e168)));
+                atomicOr((&B[(_e160 >> 2u)]), ((bitcast<u32>(_e154) & 255u) << _e168));
+                let _e177 = x_17_;
+                r22_ = (_e177 - 300i);
+                let _e182 = r22_;
+                r23_ = u32(_e182);
+                let _e186 = r23_;
+                r24_ = (_e186 & 255u);
+                let _e191 = r24_;
+                let _e196 = i_13_;
+                let _e197 = bitcast<u32>(_e196);
+                let _e205 = ((_e197 & 3u) << 3u);
+                atomicAnd((&U[(_e197 >> 2u)]), ~((255u << _e205)));
+                atomicOr((&U[(_e197 >> 2u)]), ((bitcast<u32>(_e191) & 255u) << _e205));
                 r25_ = i32(local_index);
-            }
-            let _e393 = active_56_;
-            if _e393 {
-                let _e395 = r25_;
-                r26_ = (_e395 * 5i);
-            }
-            let _e400 = active_56_;
-            if _e400 {
-                let _e402 = r26_;
-                r27_ = (_e402 % 64i);
-            }
-            let _e407 = active_56_;
-            if _e407 {
-                let _e410 = r27_;
-                let _e414 = tile0_t[bitcast<u32>(_e410)];
-                r28_ = _e414;
-            }
-            let _e417 = active_56_;
-            if _e417 {
-                let _e419 = r28_;
-                r29_ = (_e419 * 1000i);
-            }
-            let _e424 = active_56_;
-            if _e424 {
-                let _e429 = i_13_;
-                let _e430 = bitcast<u32>(_e429);
-                let _e439 = atomicLoad((&B[(_e430 >> 2u)]));
-                r30_ = (bitcast<i32>(((_e439 >> ((_e430 & 3u) << 3u)) << 24u)) >> 24u);
-            }
-            let _e447 = active_56_;
-            if _e447 {
-                let _e449 = r29_;
-                let _e451 = r30_;
-                r31_ = (_e449 + _e451);
-            }
-            let _e455 = active_56_;
-            if _e455 {
-                let _e457 = r31_;
-                let _e461 = params.N;
-                let _e464 = i_13_;
-                W[bitcast<u32>(((0i * _e461) + _e464))] = _e457;
-            }
-            let _e471 = active_56_;
-            if _e471 {
-                let _e476 = i_13_;
-                let _e477 = bitcast<u32>(_e476);
-                let _e486 = atomicLoad((&U[(_e477 >> 2u)]));
-                r32_ = ((_e486 >> ((_e477 & 3u) << 3u)) & 255u);
-            }
-            let _e492 = active_56_;
-            if _e492 {
-                let _e494 = r32_;
-                r33_ = i32(_e494);
-            }
-            let _e498 = active_56_;
-            if _e498 {
-                let _e500 = x_17_;
-                r34_ = f32(_e500);
-            }
-            let _e504 = active_56_;
-            if _e504 {
-                let _e506 = r34_;
-                r35_ = (_e506 * 0.75f);
-            }
-            let _e511 = active_56_;
-            if _e511 {
-                let _e513 = r35_;
-                let _e523 = bitcast<u32>(_e513);
-                let _e525 = (_e523 & 2147483647u);
-                r36_ = select(select(select(select(u32(_e513), 4294967295u, (_e513 >= 4294967300f)), 0u, (_e513 < 0f)), select(4294967295u, 0u, (_e523 >= 2147483648u)), (_e525 == 2139095040u)), 0u, (_e525 > 2139095040u));
-            }
-            let _e537 = active_56_;
-            if _e537 {
-                let _e539 = r36_;
-                r37_ = (_e539 & 255u);
-            }
-            let _e544 = active_56_;
-            if _e544 {
-                let _e546 = r37_;
-                r38_ = i32(_e546);
-            }
-            let _e550 = active_56_;
-            if _e550 {
-                let _e552 = r33_;
-                let _e554 = r38_;
-                r39_ = (_e552 - _e554);
-            }
-            let _e558 = active_56_;
-            if _e558 {
-                let _e560 = r39_;
-                let _e564 = params.N;
-                let _e567 = i_13_;
-                W[bitcast<u32>(((1i * _e564) + _e567))] = _e560;
-            }
-            let _e574 = active_56_;
-            if _e574 {
-                let _e576 = x_17_;
-                r40_ = _e576;
-            }
-            let _e579 = active_56_;
-            if _e579 {
-                let _e581 = r40_;
-                r41_ = (_e581 << bitcast<u32>(24i));
-            }
-            let _e587 = active_56_;
-            if _e587 {
-                let _e589 = r41_;
-                r42_ = (_e589 >> bitcast<u32>(24i));
-            }
-            let _e595 = active_56_;
-            if _e595 {
-                let _e597 = x_17_;
-                r43_ = u32(_e597);
-            }
-            let _e601 = active_56_;
-            if _e601 {
-                let _e603 = r43_;
-                r44_ = (_e603 & 255u);
-            }
-            let _e608 = active_56_;
-            if _e608 {
-                let _e610 = r44_;
-                r45_ = i32(_e610);
-            }
-            let _e614 = active_56_;
-            if _e614 {
-                let _e616 = r45_;
-                r46_ = (_e616 * 1000i);
-            }
-            let _e621 = active_56_;
-            if _e621 {
-                let _e623 = r42_;
-                let _e625 = r46_;
-                r47_ = (_e623 + _e625);
-            }
-            let _e629 = active_56_;
-            if _e629 {
-                let _e631 = x_17_;
-                r48_ = f32(_e631);
-            }
-            let _e635 = active_56_;
-            if _e635 {
+                let _e217 = r25_;
+                r26_ = (_e217 * 5i);
+                let _e222 = r26_;
+                r27_ = (_e222 % 64i);
+                let _e228 = r27_;
+                let _e232 = tile0_t[bitcast<u32>(_e228)];
+                r28_ = _e232;
+                let _e235 = r28_;
+                r29_ = (_e235 * 1000i);
+                let _e243 = i_13_;
+                let _e244 = bitcast<u32>(_e243);
+                let _e253 = atomicLoad((&B[(_e244 >> 2u)]));
+                r30_ = (bitcast<i32>(((_e253 >> ((_e244 & 3u) << 3u)) << 24u)) >> 24u);
+                let _e261 = r29_;
+                let _e263 = r30_;
+                r31_ = (_e261 + _e263);
+                let _e267 = r31_;
+                let _e271 = params.N;
+                let _e274 = i_13_;
+                W[bitcast<u32>(((0i * _e271) + _e274))] = _e267;
+                let _e284 = i_13_;
+                let _e285 = bitcast<u32>(_e284);
+                let _e294 = atomicLoad((&U[(_e285 >> 2u)]));
+                r32_ = ((_e294 >> ((_e285 & 3u) << 3u)) & 255u);
+                let _e300 = r32_;
+                r33_ = i32(_e300);
+                let _e304 = x_17_;
+                r34_ = f32(_e304);
+                let _e308 = r34_;
+                r35_ = (_e308 * 0.75f);
+                let _e313 = r35_;
+                let _e323 = bitcast<u32>(_e313);
+                let _e325 = (_e323 & 2147483647u);
+                r36_ = select(select(select(select(u32(_e313), 4294967295u, (_e313 >= 4294967300f)), 0u, (_e313 < 0f)), select(4294967295u, 0u, (_e323 >= 2147483648u)), (_e325 == 2139095040u)), 0u, (_e325 > 2139095040u));
+                let _e337 = r36_;
+                r37_ = (_e337 & 255u);
+                let _e342 = r37_;
+                r38_ = i32(_e342);
+                let _e346 = r33_;
+                let _e348 = r38_;
+                r39_ = (_e346 - _e348);
+                let _e352 = r39_;
+                let _e356 = params.N;
+                let _e359 = i_13_;
+                W[bitcast<u32>(((1i * _e356) + _e359))] = _e352;
+                let _e366 = x_17_;
+                r40_ = _e366;
+                let _e369 = r40_;
+                r41_ = (_e369 << bitcast<u32>(24i));
+                let _e375 = r41_;
+                r42_ = (_e375 >> bitcast<u32>(24i));
+                let _e381 = x_17_;
+                r43_ = u32(_e381);
+                let _e385 = r43_;
+                r44_ = (_e385 & 255u);
+                let _e390 = r44_;
+                r45_ = i32(_e390);
+                let _e394 = r45_;
+                r46_ = (_e394 * 1000i);
+                let _e399 = r42_;
+                let _e401 = r46_;
+                r47_ = (_e399 + _e401);
+                let _e405 = x_17_;
+                r48_ = f32(_e405);
                 r49_ = -1.5f;
-            }
-            let _e639 = active_56_;
-            if _e639 {
-                let _e641 = r48_;
-                r50_ = (_e641 * -1.5f);
-            }
-            let _e646 = active_56_;
-            if _e646 {
-                let _e648 = r50_;
-                let _e658 = bitcast<u32>(_e648);
-                let _e660 = (_e658 & 2147483647u);
-                r51_ = select(select(select(select(i32(_e648), 2147483647i, (_e648 >= 2147483600f)), i32(-2147483648), (_e648 < -2147483600f)), select(2147483647i, i32(-2147483648), (_e658 >= 2147483648u)), (_e660 == 2139095040u)), 0i, (_e660 > 2139095040u));
-            }
-            let _e672 = active_56_;
-            if _e672 {
-                let _e674 = r51_;
-                r52_ = (_e674 << bitcast<u32>(24i));
-            }
-            let _e680 = active_56_;
-            if _e680 {
-                let _e682 = r52_;
-                r53_ = (_e682 >> bitcast<u32>(24i));
-            }
-            let _e688 = active_56_;
-            if _e688 {
-                let _e690 = r53_;
-                r54_ = (_e690 * 1000000i);
-            }
-            let _e695 = active_56_;
-            if _e695 {
-                let _e697 = r47_;
-                let _e699 = r54_;
-                r55_ = (_e697 + _e699);
-            }
-            let _e703 = active_56_;
-            if _e703 {
-                let _e705 = r55_;
-                let _e709 = params.N;
-                let _e712 = i_13_;
-                W[bitcast<u32>(((2i * _e709) + _e712))] = _e705;
+                let _e411 = r48_;
+                r50_ = (_e411 * -1.5f);
+                let _e416 = r50_;
+                let _e426 = bitcast<u32>(_e416);
+                let _e428 = (_e426 & 2147483647u);
+                r51_ = select(select(select(select(i32(_e416), 2147483647i, (_e416 >= 2147483600f)), i32(-2147483648), (_e416 < -2147483600f)), select(2147483647i, i32(-2147483648), (_e426 >= 2147483648u)), (_e428 == 2139095040u)), 0i, (_e428 > 2139095040u));
+                let _e440 = r51_;
+                r52_ = (_e440 << bitcast<u32>(24i));
+                let _e446 = r52_;
+                r53_ = (_e446 >> bitcast<u32>(24i));
+                let _e452 = r53_;
+                r54_ = (_e452 * 1000000i);
+                let _e457 = r47_;
+                let _e459 = r54_;
+                r55_ = (_e457 + _e459);
+                let _e463 = r55_;
+                let _e467 = params.N;
+                let _e470 = i_13_;
+                W[bitcast<u32>(((2i * _e467) + _e470))] = _e463;
             }
         }
-        let _e719 = saved_64_;
-        let _e721 = taken_65_;
-        let _e725 = exited_57_;
-        active_56_ = ((_e719 && !(_e721)) && !(_e725));
-        {
-        }
-        let _e730 = saved_64_;
-        let _e732 = exited_57_;
-        active_56_ = (_e730 && !(_e732));
     }
 }

@@ -44,16 +44,7 @@ fn tessera_collatz(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var active_20_: bool;
     var exited_21_: bool;
     var vote_number_22_: u32;
-    var saved_23_: bool;
-    var taken_24_: bool;
-    var entry_25_: bool;
-    var broken_26_: bool;
-    var continued_27_: bool;
-    var left_28_: bool = false;
-    var saved_29_: bool;
-    var taken_30_: bool;
-    var saved_31_: bool;
-    var taken_32_: bool;
+    var left_23_: bool = false;
 
     active_20_ = true;
     exited_21_ = false;
@@ -62,244 +53,81 @@ fn tessera_collatz(@builtin(local_invocation_index) local_index: u32, @builtin(w
         let _e8 = active_20_;
         if _e8 {
             r0_ = i32(block.x);
-        }
-        let _e14 = active_20_;
-        if _e14 {
             r1_ = 64i;
-        }
-        let _e18 = active_20_;
-        if _e18 {
-            let _e20 = r0_;
-            let _e22 = r1_;
-            r2_ = (_e20 * _e22);
-        }
-        let _e26 = active_20_;
-        if _e26 {
+            let _e16 = r0_;
+            let _e18 = r1_;
+            r2_ = (_e16 * _e18);
             r3_ = i32(local_index);
-        }
-        let _e31 = active_20_;
-        if _e31 {
-            let _e33 = r2_;
-            let _e35 = r3_;
-            r4_ = (_e33 + _e35);
-        }
-        let _e39 = active_20_;
-        if _e39 {
-            let _e41 = r4_;
-            i_5_ = _e41;
-        }
-        let _e44 = active_20_;
-        if _e44 {
-            let _e47 = params.N;
-            r6_ = _e47;
-        }
-        let _e50 = active_20_;
-        if _e50 {
-            let _e52 = i_5_;
-            let _e54 = r6_;
-            r7_ = (_e52 < _e54);
-        }
-        let _e58 = active_20_;
-        saved_23_ = _e58;
-        let _e61 = r7_;
-        let _e63 = saved_23_;
-        let _e64 = (_e63 && _e61);
-        taken_24_ = _e64;
-        active_20_ = _e64;
-        {
-            let _e68 = active_20_;
-            if _e68 {
-                let _e73 = i_5_;
-                let _e77 = Start[bitcast<u32>(_e73)];
-                r8_ = _e77;
-            }
-            let _e80 = active_20_;
-            if _e80 {
-                let _e82 = r8_;
-                n_9_ = _e82;
-            }
-            let _e85 = active_20_;
-            if _e85 {
+            let _e25 = r2_;
+            let _e27 = r3_;
+            r4_ = (_e25 + _e27);
+            let _e31 = r4_;
+            i_5_ = _e31;
+            let _e35 = params.N;
+            r6_ = _e35;
+            let _e38 = i_5_;
+            let _e40 = r6_;
+            r7_ = (_e38 < _e40);
+            let _e44 = r7_;
+            if _e44 {
+                let _e49 = i_5_;
+                let _e53 = Start[bitcast<u32>(_e49)];
+                r8_ = _e53;
+                let _e56 = r8_;
+                n_9_ = _e56;
                 steps_10_ = 0i;
-            }
-            let _e89 = active_20_;
-            entry_25_ = _e89;
-            broken_26_ = false;
-            left_28_ = false;
-            loop {
-                continued_27_ = false;
-                let _e99 = entry_25_;
-                let _e101 = exited_21_;
-                let _e103 = broken_26_;
-                let _e105 = continued_27_;
-                active_20_ = (_e99 && !((_e101 || (_e103 || _e105))));
-                let _e112 = vote_number_22_;
-                vote_number_22_ = (_e112 + 1u);
-                let _e117 = active_20_;
-                if _e117 {
-                    let _e120 = vote_number_22_;
-                    atomicMax((&workgroup_votes), _e120);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e125 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e125;
-                }
-                let _e128 = workgroupUniformLoad((&workgroup_any));
-                let _e130 = vote_number_22_;
-                if (u32((_e128 == _e130)) == 0u) {
-                    left_28_ = true;
-                    break;
-                }
-                let _e138 = active_20_;
-                if _e138 {
-                    let _e148 = trips_19_;
-                    let _e150 = (_e148 + 1u);
-                    trips_19_ = _e150;
-                    if (_e150 > 4096u) {
+                left_23_ = false;
+                loop {
+                    let _e70 = trips_19_;
+                    let _e72 = (_e70 + 1u);
+                    trips_19_ = _e72;
+                    if (_e72 > 4096u) {
                         loop_guard[0u] = 1u;
-                        exited_21_ = true;
-                        active_20_ = false;
+                        left_23_ = true;
+                        break;
+                    }
+                    {
+                        let _e76 = n_9_;
+                        r11_ = (_e76 > 1i);
+                        let _e81 = r11_;
+                        r12_ = !(_e81);
+                        let _e85 = r12_;
+                        if _e85 {
+                            left_23_ = true;
+                            break;
+                        }
+                        let _e89 = n_9_;
+                        r13_ = (_e89 % 2i);
+                        let _e94 = r13_;
+                        r14_ = (_e94 == 0i);
+                        let _e99 = r14_;
+                        if _e99 {
+                            let _e101 = n_9_;
+                            r15_ = (_e101 / 2i);
+                            let _e106 = r15_;
+                            n_9_ = _e106;
+                        } else {
+                            let _e110 = n_9_;
+                            r16_ = (3i * _e110);
+                            let _e114 = r16_;
+                            r17_ = (_e114 + 1i);
+                            let _e119 = r17_;
+                            n_9_ = _e119;
+                        }
+                        let _e122 = steps_10_;
+                        r18_ = (_e122 + 1i);
+                        let _e127 = r18_;
+                        steps_10_ = _e127;
                     }
                 }
-                {
-                    let _e154 = active_20_;
-                    if _e154 {
-                        let _e156 = n_9_;
-                        r11_ = (_e156 > 1i);
-                    }
-                    let _e161 = active_20_;
-                    if _e161 {
-                        let _e163 = r11_;
-                        r12_ = !(_e163);
-                    }
-                    let _e167 = active_20_;
-                    saved_29_ = _e167;
-                    let _e170 = r12_;
-                    let _e172 = saved_29_;
-                    let _e173 = (_e172 && _e170);
-                    taken_30_ = _e173;
-                    active_20_ = _e173;
-                    {
-                        let _e177 = active_20_;
-                        let _e179 = broken_26_;
-                        broken_26_ = (_e179 || _e177);
-                        active_20_ = false;
-                    }
-                    let _e185 = saved_29_;
-                    let _e187 = taken_30_;
-                    let _e191 = exited_21_;
-                    let _e193 = broken_26_;
-                    let _e195 = continued_27_;
-                    active_20_ = ((_e185 && !(_e187)) && !((_e191 || (_e193 || _e195))));
-                    {
-                    }
-                    let _e202 = saved_29_;
-                    let _e204 = exited_21_;
-                    let _e206 = broken_26_;
-                    let _e208 = continued_27_;
-                    active_20_ = (_e202 && !((_e204 || (_e206 || _e208))));
-                    let _e215 = active_20_;
-                    if _e215 {
-                        let _e217 = n_9_;
-                        r13_ = (_e217 % 2i);
-                    }
-                    let _e222 = active_20_;
-                    if _e222 {
-                        let _e224 = r13_;
-                        r14_ = (_e224 == 0i);
-                    }
-                    let _e229 = active_20_;
-                    saved_31_ = _e229;
-                    let _e232 = r14_;
-                    let _e234 = saved_31_;
-                    let _e235 = (_e234 && _e232);
-                    taken_32_ = _e235;
-                    active_20_ = _e235;
-                    {
-                        let _e239 = active_20_;
-                        if _e239 {
-                            let _e241 = n_9_;
-                            r15_ = (_e241 / 2i);
-                        }
-                        let _e246 = active_20_;
-                        if _e246 {
-                            let _e248 = r15_;
-                            n_9_ = _e248;
-                        }
-                    }
-                    let _e251 = saved_31_;
-                    let _e253 = taken_32_;
-                    let _e257 = exited_21_;
-                    let _e259 = broken_26_;
-                    let _e261 = continued_27_;
-                    active_20_ = ((_e251 && !(_e253)) && !((_e257 || (_e259 || _e261))));
-                    {
-                        let _e268 = active_20_;
-                        if _e268 {
-                            let _e271 = n_9_;
-                            r16_ = (3i * _e271);
-                        }
-                        let _e275 = active_20_;
-                        if _e275 {
-                            let _e277 = r16_;
-                            r17_ = (_e277 + 1i);
-                        }
-                        let _e282 = active_20_;
-                        if _e282 {
-                            let _e284 = r17_;
-                            n_9_ = _e284;
-                        }
-                    }
-                    let _e287 = saved_31_;
-                    let _e289 = exited_21_;
-                    let _e291 = broken_26_;
-                    let _e293 = continued_27_;
-                    active_20_ = (_e287 && !((_e289 || (_e291 || _e293))));
-                    let _e300 = active_20_;
-                    if _e300 {
-                        let _e302 = steps_10_;
-                        r18_ = (_e302 + 1i);
-                    }
-                    let _e307 = active_20_;
-                    if _e307 {
-                        let _e309 = r18_;
-                        steps_10_ = _e309;
-                    }
+                let _e130 = left_23_;
+                if !(_e130) {
+                    loop_guard[0u] = 2147483649u;
                 }
-                continuing {
-                    let _e312 = entry_25_;
-                    continued_27_ = false;
-                    let _e316 = exited_21_;
-                    let _e318 = broken_26_;
-                    let _e320 = continued_27_;
-                    active_20_ = (_e312 && !((_e316 || (_e318 || _e320))));
-                    {
-                    }
-                }
-            }
-            let _e327 = left_28_;
-            if !(_e327) {
-                loop_guard[0u] = 2147483649u;
-            }
-            let _e334 = entry_25_;
-            let _e336 = exited_21_;
-            active_20_ = (_e334 && !(_e336));
-            let _e341 = active_20_;
-            if _e341 {
-                let _e343 = steps_10_;
-                let _e348 = i_5_;
-                Steps[bitcast<u32>(_e348)] = _e343;
+                let _e137 = steps_10_;
+                let _e142 = i_5_;
+                Steps[bitcast<u32>(_e142)] = _e137;
             }
         }
-        let _e353 = saved_23_;
-        let _e355 = taken_24_;
-        let _e359 = exited_21_;
-        active_20_ = ((_e353 && !(_e355)) && !(_e359));
-        {
-        }
-        let _e364 = saved_23_;
-        let _e366 = exited_21_;
-        active_20_ = (_e364 && !(_e366));
     }
 }

@@ -63,25 +63,15 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var active_41_: bool;
     var exited_42_: bool;
     var vote_number_43_: u32;
-    var saved_44_: bool;
-    var taken_45_: bool;
-    var scan_46_: u32;
-    var saved_47_: bool;
-    var taken_48_: bool;
-    var saved_49_: bool;
-    var taken_50_: bool;
-    var entry_51_: bool;
-    var broken_52_: bool;
-    var continued_53_: bool;
-    var saved_54_: bool;
-    var taken_55_: bool;
-    var saved_56_: bool;
-    var taken_57_: bool;
-    var scan_58_: u32;
-    var saved_59_: bool;
-    var taken_60_: bool;
-    var saved_61_: bool;
-    var taken_62_: bool;
+    var scan_44_: u32;
+    var saved_45_: bool;
+    var taken_46_: bool;
+    var entry_47_: bool;
+    var broken_48_: bool;
+    var continued_49_: bool;
+    var saved_50_: bool;
+    var taken_51_: bool;
+    var scan_52_: u32;
 
     active_41_ = true;
     exited_42_ = false;
@@ -90,556 +80,365 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e7 = active_41_;
         if _e7 {
             r0_ = i32(block.x);
-        }
-        let _e13 = active_41_;
-        if _e13 {
             r1_ = 80i;
-        }
-        let _e17 = active_41_;
-        if _e17 {
-            let _e19 = r0_;
-            let _e21 = r1_;
-            r2_ = (_e19 * _e21);
-        }
-        let _e25 = active_41_;
-        if _e25 {
+            let _e15 = r0_;
+            let _e17 = r1_;
+            r2_ = (_e15 * _e17);
             r3_ = i32(local_index);
-        }
-        let _e30 = active_41_;
-        if _e30 {
-            let _e32 = r2_;
-            let _e34 = r3_;
-            r4_ = (_e32 + _e34);
-        }
-        let _e38 = active_41_;
-        if _e38 {
-            let _e40 = r4_;
-            i_5_ = _e40;
-        }
-        let _e43 = active_41_;
-        if _e43 {
+            let _e24 = r2_;
+            let _e26 = r3_;
+            r4_ = (_e24 + _e26);
+            let _e30 = r4_;
+            i_5_ = _e30;
             x_6_ = 0i;
-        }
-        let _e47 = active_41_;
-        if _e47 {
-            let _e50 = params.N;
-            r7_ = _e50;
-        }
-        let _e53 = active_41_;
-        if _e53 {
-            let _e55 = i_5_;
-            let _e57 = r7_;
-            r8_ = (_e55 < _e57);
-        }
-        let _e61 = active_41_;
-        saved_44_ = _e61;
-        let _e64 = r8_;
-        let _e66 = saved_44_;
-        let _e67 = (_e66 && _e64);
-        taken_45_ = _e67;
-        active_41_ = _e67;
-        {
-            let _e71 = active_41_;
-            if _e71 {
-                let _e76 = i_5_;
-                let _e80 = X[bitcast<u32>(_e76)];
-                r9_ = _e80;
-            }
-            let _e83 = active_41_;
-            if _e83 {
-                let _e85 = r9_;
-                x_6_ = _e85;
+            let _e36 = params.N;
+            r7_ = _e36;
+            let _e39 = i_5_;
+            let _e41 = r7_;
+            r8_ = (_e39 < _e41);
+            let _e45 = r8_;
+            if _e45 {
+                let _e50 = i_5_;
+                let _e54 = X[bitcast<u32>(_e50)];
+                r9_ = _e54;
+                let _e57 = r9_;
+                x_6_ = _e57;
             }
         }
-        let _e88 = saved_44_;
-        let _e90 = taken_45_;
-        let _e94 = exited_42_;
-        active_41_ = ((_e88 && !(_e90)) && !(_e94));
-        {
+        workgroupBarrier();
+        let _e60 = x_6_;
+        let _e62 = active_41_;
+        let _e65 = select(0u, bitcast<u32>(_e60), _e62);
+        scan_44_ = _e65;
+        lane_values[bitcast<u32>(i32(local_index))] = _e65;
+        workgroupBarrier();
+        let _e77 = i32(local_index);
+        let _e79 = ((i32(local_index) % 32i) >= 1i);
+        let _e85 = lane_values[bitcast<u32>(select(_e77, (_e77 - 1i), _e79))];
+        let _e87 = scan_44_;
+        scan_44_ = select(_e87, bitcast<u32>((bitcast<i32>(_e85) + bitcast<i32>(_e87))), _e79);
+        workgroupBarrier();
+        let _e95 = scan_44_;
+        lane_values[bitcast<u32>(_e77)] = _e95;
+        workgroupBarrier();
+        let _e104 = i32(local_index);
+        let _e106 = ((i32(local_index) % 32i) >= 2i);
+        let _e112 = lane_values[bitcast<u32>(select(_e104, (_e104 - 2i), _e106))];
+        let _e114 = scan_44_;
+        scan_44_ = select(_e114, bitcast<u32>((bitcast<i32>(_e112) + bitcast<i32>(_e114))), _e106);
+        workgroupBarrier();
+        let _e122 = scan_44_;
+        lane_values[bitcast<u32>(_e104)] = _e122;
+        workgroupBarrier();
+        let _e131 = i32(local_index);
+        let _e133 = ((i32(local_index) % 32i) >= 4i);
+        let _e139 = lane_values[bitcast<u32>(select(_e131, (_e131 - 4i), _e133))];
+        let _e141 = scan_44_;
+        scan_44_ = select(_e141, bitcast<u32>((bitcast<i32>(_e139) + bitcast<i32>(_e141))), _e133);
+        workgroupBarrier();
+        let _e149 = scan_44_;
+        lane_values[bitcast<u32>(_e131)] = _e149;
+        workgroupBarrier();
+        let _e158 = i32(local_index);
+        let _e160 = ((i32(local_index) % 32i) >= 8i);
+        let _e166 = lane_values[bitcast<u32>(select(_e158, (_e158 - 8i), _e160))];
+        let _e168 = scan_44_;
+        scan_44_ = select(_e168, bitcast<u32>((bitcast<i32>(_e166) + bitcast<i32>(_e168))), _e160);
+        workgroupBarrier();
+        let _e176 = scan_44_;
+        lane_values[bitcast<u32>(_e158)] = _e176;
+        workgroupBarrier();
+        let _e185 = i32(local_index);
+        let _e187 = ((i32(local_index) % 32i) >= 16i);
+        let _e193 = lane_values[bitcast<u32>(select(_e185, (_e185 - 16i), _e187))];
+        let _e195 = scan_44_;
+        scan_44_ = select(_e195, bitcast<u32>((bitcast<i32>(_e193) + bitcast<i32>(_e195))), _e187);
+        workgroupBarrier();
+        let _e203 = scan_44_;
+        lane_values[bitcast<u32>(_e185)] = _e203;
+        let _e208 = scan_44_;
+        let _e211 = active_41_;
+        if _e211 {
+            r10_ = bitcast<i32>(_e208);
         }
-        let _e99 = saved_44_;
-        let _e101 = exited_42_;
-        active_41_ = (_e99 && !(_e101));
-        workgroupBarrier();
-        let _e106 = x_6_;
-        let _e108 = active_41_;
-        let _e111 = select(0u, bitcast<u32>(_e106), _e108);
-        scan_46_ = _e111;
-        lane_values[bitcast<u32>(i32(local_index))] = _e111;
-        workgroupBarrier();
-        let _e123 = i32(local_index);
-        let _e125 = ((i32(local_index) % 32i) >= 1i);
-        let _e131 = lane_values[bitcast<u32>(select(_e123, (_e123 - 1i), _e125))];
-        let _e133 = scan_46_;
-        scan_46_ = select(_e133, bitcast<u32>((bitcast<i32>(_e131) + bitcast<i32>(_e133))), _e125);
-        workgroupBarrier();
-        let _e141 = scan_46_;
-        lane_values[bitcast<u32>(_e123)] = _e141;
-        workgroupBarrier();
-        let _e150 = i32(local_index);
-        let _e152 = ((i32(local_index) % 32i) >= 2i);
-        let _e158 = lane_values[bitcast<u32>(select(_e150, (_e150 - 2i), _e152))];
-        let _e160 = scan_46_;
-        scan_46_ = select(_e160, bitcast<u32>((bitcast<i32>(_e158) + bitcast<i32>(_e160))), _e152);
-        workgroupBarrier();
-        let _e168 = scan_46_;
-        lane_values[bitcast<u32>(_e150)] = _e168;
-        workgroupBarrier();
-        let _e177 = i32(local_index);
-        let _e179 = ((i32(local_index) % 32i) >= 4i);
-        let _e185 = lane_values[bitcast<u32>(select(_e177, (_e177 - 4i), _e179))];
-        let _e187 = scan_46_;
-        scan_46_ = select(_e187, bitcast<u32>((bitcast<i32>(_e185) + bitcast<i32>(_e187))), _e179);
-        workgroupBarrier();
-        let _e195 = scan_46_;
-        lane_values[bitcast<u32>(_e177)] = _e195;
-        workgroupBarrier();
-        let _e204 = i32(local_index);
-        let _e206 = ((i32(local_index) % 32i) >= 8i);
-        let _e212 = lane_values[bitcast<u32>(select(_e204, (_e204 - 8i), _e206))];
-        let _e214 = scan_46_;
-        scan_46_ = select(_e214, bitcast<u32>((bitcast<i32>(_e212) + bitcast<i32>(_e214))), _e206);
-        workgroupBarrier();
-        let _e222 = scan_46_;
-        lane_values[bitcast<u32>(_e204)] = _e222;
-        workgroupBarrier();
-        let _e231 = i32(local_index);
-        let _e233 = ((i32(local_index) % 32i) >= 16i);
-        let _e239 = lane_values[bitcast<u32>(select(_e231, (_e231 - 16i), _e233))];
-        let _e241 = scan_46_;
-        scan_46_ = select(_e241, bitcast<u32>((bitcast<i32>(_e239) + bitcast<i32>(_e241))), _e233);
-        workgroupBarrier();
-        let _e249 = scan_46_;
-        lane_values[bitcast<u32>(_e231)] = _e249;
-        let _e254 = scan_46_;
-        let _e257 = active_41_;
-        if _e257 {
-            r10_ = bitcast<i32>(_e254);
-        }
-        let _e260 = active_41_;
-        if _e260 {
+        let _e214 = active_41_;
+        if _e214 {
             r11_ = (i32(local_index) % 32i);
-        }
-        let _e267 = active_41_;
-        if _e267 {
             r12_ = 32i;
-        }
-        let _e271 = active_41_;
-        if _e271 {
             r13_ = (i32(local_index) / 32i);
-        }
-        let _e278 = active_41_;
-        if _e278 {
             r14_ = 80i;
-        }
-        let _e282 = active_41_;
-        if _e282 {
-            let _e284 = r13_;
-            let _e286 = r12_;
-            r15_ = (_e284 * _e286);
-        }
-        let _e290 = active_41_;
-        if _e290 {
-            let _e292 = r14_;
-            let _e294 = r15_;
-            r16_ = (_e292 - _e294);
-        }
-        let _e298 = active_41_;
-        if _e298 {
-            let _e300 = r12_;
-            let _e302 = r16_;
-            r17_ = min(_e300, _e302);
-        }
-        let _e306 = active_41_;
-        if _e306 {
-            let _e308 = r17_;
-            r18_ = (_e308 - 1i);
-        }
-        let _e313 = active_41_;
-        if _e313 {
-            let _e315 = r11_;
-            let _e317 = r18_;
-            r19_ = (_e315 == _e317);
-        }
-        let _e321 = active_41_;
-        saved_47_ = _e321;
-        let _e324 = r19_;
-        let _e326 = saved_47_;
-        let _e327 = (_e326 && _e324);
-        taken_48_ = _e327;
-        active_41_ = _e327;
-        {
-            let _e331 = active_41_;
-            if _e331 {
-                let _e333 = r10_;
-                let _e336 = r13_;
-                tile0_warp_totals[bitcast<u32>(_e336)] = _e333;
+            let _e230 = r13_;
+            let _e232 = r12_;
+            r15_ = (_e230 * _e232);
+            let _e236 = r14_;
+            let _e238 = r15_;
+            r16_ = (_e236 - _e238);
+            let _e242 = r12_;
+            let _e244 = r16_;
+            r17_ = min(_e242, _e244);
+            let _e248 = r17_;
+            r18_ = (_e248 - 1i);
+            let _e253 = r11_;
+            let _e255 = r18_;
+            r19_ = (_e253 == _e255);
+            let _e259 = r19_;
+            if _e259 {
+                let _e261 = r10_;
+                let _e264 = r13_;
+                tile0_warp_totals[bitcast<u32>(_e264)] = _e261;
             }
         }
-        let _e341 = saved_47_;
-        let _e343 = taken_48_;
-        let _e347 = exited_42_;
-        active_41_ = ((_e341 && !(_e343)) && !(_e347));
-        {
-        }
-        let _e352 = saved_47_;
-        let _e354 = exited_42_;
-        active_41_ = (_e352 && !(_e354));
         storageBarrier();
         workgroupBarrier();
-        let _e359 = active_41_;
-        if _e359 {
-            let _e361 = r13_;
-            r20_ = (_e361 == 0i);
+        let _e269 = active_41_;
+        if _e269 {
+            let _e271 = r13_;
+            r20_ = (_e271 == 0i);
         }
-        let _e366 = active_41_;
-        saved_49_ = _e366;
-        let _e369 = r20_;
-        let _e371 = saved_49_;
-        let _e372 = (_e371 && _e369);
-        taken_50_ = _e372;
-        active_41_ = _e372;
+        let _e276 = active_41_;
+        saved_45_ = _e276;
+        let _e279 = r20_;
+        let _e281 = saved_45_;
+        let _e282 = (_e281 && _e279);
+        taken_46_ = _e282;
+        active_41_ = _e282;
         {
-            let _e376 = active_41_;
-            if _e376 {
+            let _e286 = active_41_;
+            if _e286 {
                 r21_ = 3i;
-            }
-            let _e380 = active_41_;
-            if _e380 {
                 carry_22_ = 0i;
-            }
-            let _e384 = active_41_;
-            if _e384 {
                 base_23_ = 0i;
             }
-            let _e388 = active_41_;
-            entry_51_ = _e388;
-            broken_52_ = false;
+            let _e294 = active_41_;
+            entry_47_ = _e294;
+            broken_48_ = false;
             loop {
-                continued_53_ = false;
-                let _e395 = entry_51_;
-                let _e397 = exited_42_;
-                let _e399 = broken_52_;
-                let _e401 = continued_53_;
-                active_41_ = (_e395 && !((_e397 || (_e399 || _e401))));
-                let _e408 = vote_number_43_;
-                vote_number_43_ = (_e408 + 1u);
-                let _e413 = active_41_;
-                if _e413 {
-                    let _e416 = vote_number_43_;
-                    atomicMax((&workgroup_votes), _e416);
+                continued_49_ = false;
+                let _e301 = entry_47_;
+                let _e303 = exited_42_;
+                let _e305 = broken_48_;
+                let _e307 = continued_49_;
+                active_41_ = (_e301 && !((_e303 || (_e305 || _e307))));
+                let _e314 = vote_number_43_;
+                vote_number_43_ = (_e314 + 1u);
+                let _e319 = active_41_;
+                if _e319 {
+                    let _e322 = vote_number_43_;
+                    atomicMax((&workgroup_votes), _e322);
                 }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    let _e421 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e421;
+                    let _e327 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e327;
                 }
-                let _e424 = workgroupUniformLoad((&workgroup_any));
-                let _e426 = vote_number_43_;
-                if (u32((_e424 == _e426)) == 0u) {
+                let _e330 = workgroupUniformLoad((&workgroup_any));
+                let _e332 = vote_number_43_;
+                if (u32((_e330 == _e332)) == 0u) {
                     break;
                 }
                 {
-                    let _e432 = active_41_;
-                    if _e432 {
-                        let _e434 = base_23_;
-                        let _e436 = r21_;
-                        r24_ = (_e434 < _e436);
+                    let _e338 = active_41_;
+                    if _e338 {
+                        let _e340 = base_23_;
+                        let _e342 = r21_;
+                        r24_ = (_e340 < _e342);
+                        let _e346 = r24_;
+                        r25_ = !(_e346);
                     }
-                    let _e440 = active_41_;
-                    if _e440 {
-                        let _e442 = r24_;
-                        r25_ = !(_e442);
-                    }
-                    let _e446 = active_41_;
-                    saved_54_ = _e446;
-                    let _e449 = r25_;
-                    let _e451 = saved_54_;
-                    let _e452 = (_e451 && _e449);
-                    taken_55_ = _e452;
-                    active_41_ = _e452;
+                    let _e350 = active_41_;
+                    saved_50_ = _e350;
+                    let _e353 = r25_;
+                    let _e355 = saved_50_;
+                    let _e356 = (_e355 && _e353);
+                    taken_51_ = _e356;
+                    active_41_ = _e356;
                     {
-                        let _e456 = active_41_;
-                        let _e458 = broken_52_;
-                        broken_52_ = (_e458 || _e456);
+                        let _e360 = active_41_;
+                        let _e362 = broken_48_;
+                        broken_48_ = (_e362 || _e360);
                         active_41_ = false;
                     }
-                    let _e464 = saved_54_;
-                    let _e466 = taken_55_;
-                    let _e470 = exited_42_;
-                    let _e472 = broken_52_;
-                    let _e474 = continued_53_;
-                    active_41_ = ((_e464 && !(_e466)) && !((_e470 || (_e472 || _e474))));
+                    let _e368 = saved_50_;
+                    let _e370 = taken_51_;
+                    let _e374 = exited_42_;
+                    let _e376 = broken_48_;
+                    let _e378 = continued_49_;
+                    active_41_ = ((_e368 && !(_e370)) && !((_e374 || (_e376 || _e378))));
                     {
                     }
-                    let _e481 = saved_54_;
-                    let _e483 = exited_42_;
-                    let _e485 = broken_52_;
-                    let _e487 = continued_53_;
-                    active_41_ = (_e481 && !((_e483 || (_e485 || _e487))));
-                    let _e494 = active_41_;
-                    if _e494 {
-                        let _e496 = base_23_;
-                        let _e498 = r11_;
-                        r26_ = (_e496 + _e498);
-                    }
-                    let _e502 = active_41_;
-                    if _e502 {
-                        let _e504 = r26_;
-                        let _e506 = r21_;
-                        r27_ = (_e504 < _e506);
-                    }
-                    let _e510 = active_41_;
-                    if _e510 {
+                    let _e385 = saved_50_;
+                    let _e387 = exited_42_;
+                    let _e389 = broken_48_;
+                    let _e391 = continued_49_;
+                    active_41_ = (_e385 && !((_e387 || (_e389 || _e391))));
+                    let _e398 = active_41_;
+                    if _e398 {
+                        let _e400 = base_23_;
+                        let _e402 = r11_;
+                        r26_ = (_e400 + _e402);
+                        let _e406 = r26_;
+                        let _e408 = r21_;
+                        r27_ = (_e406 < _e408);
                         total_28_ = 0i;
-                    }
-                    let _e514 = active_41_;
-                    saved_56_ = _e514;
-                    let _e517 = r27_;
-                    let _e519 = saved_56_;
-                    let _e520 = (_e519 && _e517);
-                    taken_57_ = _e520;
-                    active_41_ = _e520;
-                    {
-                        let _e524 = active_41_;
-                        if _e524 {
-                            let _e527 = r26_;
-                            let _e531 = tile0_warp_totals[bitcast<u32>(_e527)];
-                            total_28_ = _e531;
+                        let _e414 = r27_;
+                        if _e414 {
+                            let _e417 = r26_;
+                            let _e421 = tile0_warp_totals[bitcast<u32>(_e417)];
+                            total_28_ = _e421;
                         }
                     }
-                    let _e534 = saved_56_;
-                    let _e536 = taken_57_;
-                    let _e540 = exited_42_;
-                    let _e542 = broken_52_;
-                    let _e544 = continued_53_;
-                    active_41_ = ((_e534 && !(_e536)) && !((_e540 || (_e542 || _e544))));
-                    {
+                    workgroupBarrier();
+                    let _e424 = total_28_;
+                    let _e426 = active_41_;
+                    let _e429 = select(0u, bitcast<u32>(_e424), _e426);
+                    scan_52_ = _e429;
+                    lane_values[bitcast<u32>(i32(local_index))] = _e429;
+                    workgroupBarrier();
+                    let _e441 = i32(local_index);
+                    let _e443 = ((i32(local_index) % 32i) >= 1i);
+                    let _e449 = lane_values[bitcast<u32>(select(_e441, (_e441 - 1i), _e443))];
+                    let _e451 = scan_52_;
+                    scan_52_ = select(_e451, bitcast<u32>((bitcast<i32>(_e449) + bitcast<i32>(_e451))), _e443);
+                    workgroupBarrier();
+                    let _e459 = scan_52_;
+                    lane_values[bitcast<u32>(_e441)] = _e459;
+                    workgroupBarrier();
+                    let _e468 = i32(local_index);
+                    let _e470 = ((i32(local_index) % 32i) >= 2i);
+                    let _e476 = lane_values[bitcast<u32>(select(_e468, (_e468 - 2i), _e470))];
+                    let _e478 = scan_52_;
+                    scan_52_ = select(_e478, bitcast<u32>((bitcast<i32>(_e476) + bitcast<i32>(_e478))), _e470);
+                    workgroupBarrier();
+                    let _e486 = scan_52_;
+                    lane_values[bitcast<u32>(_e468)] = _e486;
+                    workgroupBarrier();
+                    let _e495 = i32(local_index);
+                    let _e497 = ((i32(local_index) % 32i) >= 4i);
+                    let _e503 = lane_values[bitcast<u32>(select(_e495, (_e495 - 4i), _e497))];
+                    let _e505 = scan_52_;
+                    scan_52_ = select(_e505, bitcast<u32>((bitcast<i32>(_e503) + bitcast<i32>(_e505))), _e497);
+                    workgroupBarrier();
+                    let _e513 = scan_52_;
+                    lane_values[bitcast<u32>(_e495)] = _e513;
+                    workgroupBarrier();
+                    let _e522 = i32(local_index);
+                    let _e524 = ((i32(local_index) % 32i) >= 8i);
+                    let _e530 = lane_values[bitcast<u32>(select(_e522, (_e522 - 8i), _e524))];
+                    let _e532 = scan_52_;
+                    scan_52_ = select(_e532, bitcast<u32>((bitcast<i32>(_e530) + bitcast<i32>(_e532))), _e524);
+                    workgroupBarrier();
+                    let _e540 = scan_52_;
+                    lane_values[bitcast<u32>(_e522)] = _e540;
+                    workgroupBarrier();
+                    let _e549 = i32(local_index);
+                    let _e551 = ((i32(local_index) % 32i) >= 16i);
+                    let _e557 = lane_values[bitcast<u32>(select(_e549, (_e549 - 16i), _e551))];
+                    let _e559 = scan_52_;
+                    scan_52_ = select(_e559, bitcast<u32>((bitcast<i32>(_e557) + bitcast<i32>(_e559))), _e551);
+                    workgroupBarrier();
+                    let _e567 = scan_52_;
+                    lane_values[bitcast<u32>(_e549)] = _e567;
+                    let _e572 = scan_52_;
+                    let _e575 = active_41_;
+                    if _e575 {
+                        r29_ = bitcast<i32>(_e572);
                     }
-                    let _e551 = saved_56_;
-                    let _e553 = exited_42_;
-                    let _e555 = broken_52_;
-                    let _e557 = continued_53_;
-                    active_41_ = (_e551 && !((_e553 || (_e555 || _e557))));
-                    workgroupBarrier();
-                    let _e564 = total_28_;
-                    let _e566 = active_41_;
-                    let _e569 = select(0u, bitcast<u32>(_e564), _e566);
-                    scan_58_ = _e569;
-                    lane_values[bitcast<u32>(i32(local_index))] = _e569;
-                    workgroupBarrier();
-                    let _e581 = i32(local_index);
-                    let _e583 = ((i32(local_index) % 32i) >= 1i);
-                    let _e589 = lane_values[bitcast<u32>(select(_e581, (_e581 - 1i), _e583))];
-                    let _e591 = scan_58_;
-                    scan_58_ = select(_e591, bitcast<u32>((bitcast<i32>(_e589) + bitcast<i32>(_e591))), _e583);
-                    workgroupBarrier();
-                    let _e599 = scan_58_;
-                    lane_values[bitcast<u32>(_e581)] = _e599;
-                    workgroupBarrier();
-                    let _e608 = i32(local_index);
-                    let _e610 = ((i32(local_index) % 32i) >= 2i);
-                    let _e616 = lane_values[bitcast<u32>(select(_e608, (_e608 - 2i), _e610))];
-                    let _e618 = scan_58_;
-                    scan_58_ = select(_e618, bitcast<u32>((bitcast<i32>(_e616) + bitcast<i32>(_e618))), _e610);
-                    workgroupBarrier();
-                    let _e626 = scan_58_;
-                    lane_values[bitcast<u32>(_e608)] = _e626;
-                    workgroupBarrier();
-                    let _e635 = i32(local_index);
-                    let _e637 = ((i32(local_index) % 32i) >= 4i);
-                    let _e643 = lane_values[bitcast<u32>(select(_e635, (_e635 - 4i), _e637))];
-                    let _e645 = scan_58_;
-                    scan_58_ = select(_e645, bitcast<u32>((bitcast<i32>(_e643) + bitcast<i32>(_e645))), _e637);
-                    workgroupBarrier();
-                    let _e653 = scan_58_;
-                    lane_values[bitcast<u32>(_e635)] = _e653;
-                    workgroupBarrier();
-                    let _e662 = i32(local_index);
-                    let _e664 = ((i32(local_index) % 32i) >= 8i);
-                    let _e670 = lane_values[bitcast<u32>(select(_e662, (_e662 - 8i), _e664))];
-                    let _e672 = scan_58_;
-                    scan_58_ = select(_e672, bitcast<u32>((bitcast<i32>(_e670) + bitcast<i32>(_e672))), _e664);
-                    workgroupBarrier();
-                    let _e680 = scan_58_;
-                    lane_values[bitcast<u32>(_e662)] = _e680;
-                    workgroupBarrier();
-                    let _e689 = i32(local_index);
-                    let _e691 = ((i32(local_index) % 32i) >= 16i);
-                    let _e697 = lane_values[bitcast<u32>(select(_e689, (_e689 - 16i), _e691))];
-                    let _e699 = scan_58_;
-                    scan_58_ = select(_e699, bitcast<u32>((bitcast<i32>(_e697) + bitcast<i32>(_e699))), _e691);
-                    workgroupBarrier();
-                    let _e707 = scan_58_;
-                    lane_values[bitcast<u32>(_e689)] = _e707;
-                    let _e712 = scan_58_;
-                    let _e715 = active_41_;
-                    if _e715 {
-                        r29_ = bitcast<i32>(_e712);
-                    }
-                    let _e718 = active_41_;
-                    if _e718 {
-                        let _e720 = r29_;
-                        let _e722 = carry_22_;
-                        r30_ = (_e720 + _e722);
-                    }
-                    let _e726 = active_41_;
-                    saved_59_ = _e726;
-                    let _e729 = r27_;
-                    let _e731 = saved_59_;
-                    let _e732 = (_e731 && _e729);
-                    taken_60_ = _e732;
-                    active_41_ = _e732;
-                    {
-                        let _e736 = active_41_;
-                        if _e736 {
-                            let _e738 = r30_;
-                            let _e741 = r26_;
-                            tile0_warp_totals[bitcast<u32>(_e741)] = _e738;
+                    let _e578 = active_41_;
+                    if _e578 {
+                        let _e580 = r29_;
+                        let _e582 = carry_22_;
+                        r30_ = (_e580 + _e582);
+                        let _e586 = r27_;
+                        if _e586 {
+                            let _e588 = r30_;
+                            let _e591 = r26_;
+                            tile0_warp_totals[bitcast<u32>(_e591)] = _e588;
                         }
-                    }
-                    let _e746 = saved_59_;
-                    let _e748 = taken_60_;
-                    let _e752 = exited_42_;
-                    let _e754 = broken_52_;
-                    let _e756 = continued_53_;
-                    active_41_ = ((_e746 && !(_e748)) && !((_e752 || (_e754 || _e756))));
-                    {
-                    }
-                    let _e763 = saved_59_;
-                    let _e765 = exited_42_;
-                    let _e767 = broken_52_;
-                    let _e769 = continued_53_;
-                    active_41_ = (_e763 && !((_e765 || (_e767 || _e769))));
-                    let _e776 = active_41_;
-                    if _e776 {
-                        let _e778 = r12_;
-                        r31_ = (_e778 - 1i);
+                        let _e596 = r12_;
+                        r31_ = (_e596 - 1i);
                     }
                     workgroupBarrier();
-                    let _e783 = r30_;
-                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e783);
-                    let _e794 = active_41_;
-                    lane_active[local_index] = u32(_e794);
+                    let _e601 = r30_;
+                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e601);
+                    let _e612 = active_41_;
+                    lane_active[local_index] = u32(_e612);
                     workgroupBarrier();
-                    let _e797 = active_41_;
-                    if _e797 {
-                        let _e803 = i32(local_index);
-                        let _e806 = r31_;
-                        let _e810 = (((_e806 % 32i) + 32i) % 32i);
-                        let _e815 = ((_e803 - (i32(local_index) % 32i)) + _e810);
-                        let _e818 = (((_e810 >= 0i) && (_e810 < 32i)) && (_e815 < 80i));
-                        let _e819 = select(_e803, _e815, _e818);
-                        let _e823 = lane_active[bitcast<u32>(_e819)];
-                        let _e830 = lane_values[bitcast<u32>(_e819)];
-                        let _e834 = lane_values[bitcast<u32>(_e803)];
-                        carry_22_ = bitcast<i32>(select(_e834, _e830, (_e818 && (_e823 != 0u))));
+                    let _e615 = active_41_;
+                    if _e615 {
+                        let _e621 = i32(local_index);
+                        let _e624 = r31_;
+                        let _e628 = (((_e624 % 32i) + 32i) % 32i);
+                        let _e633 = ((_e621 - (i32(local_index) % 32i)) + _e628);
+                        let _e636 = (((_e628 >= 0i) && (_e628 < 32i)) && (_e633 < 80i));
+                        let _e637 = select(_e621, _e633, _e636);
+                        let _e641 = lane_active[bitcast<u32>(_e637)];
+                        let _e648 = lane_values[bitcast<u32>(_e637)];
+                        let _e652 = lane_values[bitcast<u32>(_e621)];
+                        carry_22_ = bitcast<i32>(select(_e652, _e648, (_e636 && (_e641 != 0u))));
                     }
                 }
                 continuing {
-                    let _e839 = entry_51_;
-                    continued_53_ = false;
-                    let _e843 = exited_42_;
-                    let _e845 = broken_52_;
-                    let _e847 = continued_53_;
-                    active_41_ = (_e839 && !((_e843 || (_e845 || _e847))));
+                    let _e657 = entry_47_;
+                    continued_49_ = false;
+                    let _e661 = exited_42_;
+                    let _e663 = broken_48_;
+                    let _e665 = continued_49_;
+                    active_41_ = (_e657 && !((_e661 || (_e663 || _e665))));
                     {
-                        let _e854 = active_41_;
-                        if _e854 {
-                            let _e856 = base_23_;
-                            let _e858 = r12_;
-                            base_23_ = (_e856 + _e858);
+                        let _e672 = active_41_;
+                        if _e672 {
+                            let _e674 = base_23_;
+                            let _e676 = r12_;
+                            base_23_ = (_e674 + _e676);
                         }
                     }
                 }
             }
-            let _e862 = entry_51_;
-            let _e864 = exited_42_;
-            active_41_ = (_e862 && !(_e864));
+            let _e680 = entry_47_;
+            let _e682 = exited_42_;
+            active_41_ = (_e680 && !(_e682));
         }
-        let _e869 = saved_49_;
-        let _e871 = taken_50_;
-        let _e875 = exited_42_;
-        active_41_ = ((_e869 && !(_e871)) && !(_e875));
+        let _e687 = saved_45_;
+        let _e689 = taken_46_;
+        let _e693 = exited_42_;
+        active_41_ = ((_e687 && !(_e689)) && !(_e693));
         {
         }
-        let _e880 = saved_49_;
-        let _e882 = exited_42_;
-        active_41_ = (_e880 && !(_e882));
+        let _e698 = saved_45_;
+        let _e700 = exited_42_;
+        active_41_ = (_e698 && !(_e700));
         storageBarrier();
         workgroupBarrier();
-        let _e887 = active_41_;
-        if _e887 {
-            let _e889 = r13_;
-            r32_ = (_e889 > 0i);
-        }
-        let _e894 = active_41_;
-        if _e894 {
-            let _e896 = r13_;
-            r33_ = (_e896 - 1i);
-        }
-        let _e901 = active_41_;
-        if _e901 {
-            let _e903 = r33_;
-            r34_ = max(_e903, 0i);
-        }
-        let _e908 = active_41_;
-        if _e908 {
-            let _e911 = r34_;
-            let _e915 = tile0_warp_totals[bitcast<u32>(_e911)];
-            r35_ = _e915;
-        }
-        let _e918 = active_41_;
-        if _e918 {
-            let _e920 = r32_;
-            let _e922 = r35_;
-            r36_ = select(0i, _e922, _e920);
-        }
-        let _e927 = active_41_;
-        if _e927 {
-            let _e929 = r10_;
-            let _e931 = r36_;
-            r37_ = (_e929 + _e931);
-        }
-        let _e935 = active_41_;
-        if _e935 {
-            let _e937 = r37_;
-            scanned_38_ = _e937;
-        }
-        let _e940 = active_41_;
-        if _e940 {
-            let _e943 = params.N;
-            r39_ = _e943;
-        }
-        let _e946 = active_41_;
-        if _e946 {
-            let _e948 = i_5_;
-            let _e950 = r39_;
-            r40_ = (_e948 < _e950);
-        }
-        let _e954 = active_41_;
-        saved_61_ = _e954;
-        let _e957 = r40_;
-        let _e959 = saved_61_;
-        let _e960 = (_e959 && _e957);
-        taken_62_ = _e960;
-        active_41_ = _e960;
-        {
-            let _e964 = active_41_;
-            if _e964 {
-                let _e966 = scanned_38_;
-                let _e971 = i_5_;
-                Y[bitcast<u32>(_e971)] = _e966;
+        let _e705 = active_41_;
+        if _e705 {
+            let _e707 = r13_;
+            r32_ = (_e707 > 0i);
+            let _e712 = r13_;
+            r33_ = (_e712 - 1i);
+            let _e717 = r33_;
+            r34_ = max(_e717, 0i);
+            let _e723 = r34_;
+            let _e727 = tile0_warp_totals[bitcast<u32>(_e723)];
+            r35_ = _e727;
+            let _e730 = r32_;
+            let _e732 = r35_;
+            r36_ = select(0i, _e732, _e730);
+            let _e737 = r10_;
+            let _e739 = r36_;
+            r37_ = (_e737 + _e739);
+            let _e743 = r37_;
+            scanned_38_ = _e743;
+            let _e747 = params.N;
+            r39_ = _e747;
+            let _e750 = i_5_;
+            let _e752 = r39_;
+            r40_ = (_e750 < _e752);
+            let _e756 = r40_;
+            if _e756 {
+                let _e758 = scanned_38_;
+                let _e763 = i_5_;
+                Y[bitcast<u32>(_e763)] = _e758;
             }
         }
-        let _e976 = saved_61_;
-        let _e978 = taken_62_;
-        let _e982 = exited_42_;
-        active_41_ = ((_e976 && !(_e978)) && !(_e982));
-        {
-        }
-        let _e987 = saved_61_;
-        let _e989 = exited_42_;
-        active_41_ = (_e987 && !(_e989));
     }
 }

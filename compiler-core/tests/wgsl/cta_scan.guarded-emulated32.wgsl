@@ -67,26 +67,16 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
     var active_42_: bool;
     var exited_43_: bool;
     var vote_number_44_: u32;
-    var saved_45_: bool;
-    var taken_46_: bool;
-    var scan_47_: u32;
-    var saved_48_: bool;
-    var taken_49_: bool;
-    var saved_50_: bool;
-    var taken_51_: bool;
-    var entry_52_: bool;
-    var broken_53_: bool;
-    var continued_54_: bool;
-    var left_55_: bool = false;
-    var saved_56_: bool;
-    var taken_57_: bool;
-    var saved_58_: bool;
-    var taken_59_: bool;
-    var scan_60_: u32;
-    var saved_61_: bool;
-    var taken_62_: bool;
-    var saved_63_: bool;
-    var taken_64_: bool;
+    var scan_45_: u32;
+    var saved_46_: bool;
+    var taken_47_: bool;
+    var entry_48_: bool;
+    var broken_49_: bool;
+    var continued_50_: bool;
+    var left_51_: bool = false;
+    var saved_52_: bool;
+    var taken_53_: bool;
+    var scan_54_: u32;
 
     active_42_ = true;
     exited_43_ = false;
@@ -95,573 +85,382 @@ fn tessera_cta_scan(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e8 = active_42_;
         if _e8 {
             r0_ = i32(block.x);
-        }
-        let _e14 = active_42_;
-        if _e14 {
             r1_ = 80i;
-        }
-        let _e18 = active_42_;
-        if _e18 {
-            let _e20 = r0_;
-            let _e22 = r1_;
-            r2_ = (_e20 * _e22);
-        }
-        let _e26 = active_42_;
-        if _e26 {
+            let _e16 = r0_;
+            let _e18 = r1_;
+            r2_ = (_e16 * _e18);
             r3_ = i32(local_index);
-        }
-        let _e31 = active_42_;
-        if _e31 {
-            let _e33 = r2_;
-            let _e35 = r3_;
-            r4_ = (_e33 + _e35);
-        }
-        let _e39 = active_42_;
-        if _e39 {
-            let _e41 = r4_;
-            i_5_ = _e41;
-        }
-        let _e44 = active_42_;
-        if _e44 {
+            let _e25 = r2_;
+            let _e27 = r3_;
+            r4_ = (_e25 + _e27);
+            let _e31 = r4_;
+            i_5_ = _e31;
             x_6_ = 0i;
-        }
-        let _e48 = active_42_;
-        if _e48 {
-            let _e51 = params.N;
-            r7_ = _e51;
-        }
-        let _e54 = active_42_;
-        if _e54 {
-            let _e56 = i_5_;
-            let _e58 = r7_;
-            r8_ = (_e56 < _e58);
-        }
-        let _e62 = active_42_;
-        saved_45_ = _e62;
-        let _e65 = r8_;
-        let _e67 = saved_45_;
-        let _e68 = (_e67 && _e65);
-        taken_46_ = _e68;
-        active_42_ = _e68;
-        {
-            let _e72 = active_42_;
-            if _e72 {
-                let _e77 = i_5_;
-                let _e81 = X[bitcast<u32>(_e77)];
-                r9_ = _e81;
-            }
-            let _e84 = active_42_;
-            if _e84 {
-                let _e86 = r9_;
-                x_6_ = _e86;
+            let _e37 = params.N;
+            r7_ = _e37;
+            let _e40 = i_5_;
+            let _e42 = r7_;
+            r8_ = (_e40 < _e42);
+            let _e46 = r8_;
+            if _e46 {
+                let _e51 = i_5_;
+                let _e55 = X[bitcast<u32>(_e51)];
+                r9_ = _e55;
+                let _e58 = r9_;
+                x_6_ = _e58;
             }
         }
-        let _e89 = saved_45_;
-        let _e91 = taken_46_;
-        let _e95 = exited_43_;
-        active_42_ = ((_e89 && !(_e91)) && !(_e95));
-        {
+        workgroupBarrier();
+        let _e61 = x_6_;
+        let _e63 = active_42_;
+        let _e66 = select(0u, bitcast<u32>(_e61), _e63);
+        scan_45_ = _e66;
+        lane_values[bitcast<u32>(i32(local_index))] = _e66;
+        workgroupBarrier();
+        let _e78 = i32(local_index);
+        let _e80 = ((i32(local_index) % 32i) >= 1i);
+        let _e86 = lane_values[bitcast<u32>(select(_e78, (_e78 - 1i), _e80))];
+        let _e88 = scan_45_;
+        scan_45_ = select(_e88, bitcast<u32>((bitcast<i32>(_e86) + bitcast<i32>(_e88))), _e80);
+        workgroupBarrier();
+        let _e96 = scan_45_;
+        lane_values[bitcast<u32>(_e78)] = _e96;
+        workgroupBarrier();
+        let _e105 = i32(local_index);
+        let _e107 = ((i32(local_index) % 32i) >= 2i);
+        let _e113 = lane_values[bitcast<u32>(select(_e105, (_e105 - 2i), _e107))];
+        let _e115 = scan_45_;
+        scan_45_ = select(_e115, bitcast<u32>((bitcast<i32>(_e113) + bitcast<i32>(_e115))), _e107);
+        workgroupBarrier();
+        let _e123 = scan_45_;
+        lane_values[bitcast<u32>(_e105)] = _e123;
+        workgroupBarrier();
+        let _e132 = i32(local_index);
+        let _e134 = ((i32(local_index) % 32i) >= 4i);
+        let _e140 = lane_values[bitcast<u32>(select(_e132, (_e132 - 4i), _e134))];
+        let _e142 = scan_45_;
+        scan_45_ = select(_e142, bitcast<u32>((bitcast<i32>(_e140) + bitcast<i32>(_e142))), _e134);
+        workgroupBarrier();
+        let _e150 = scan_45_;
+        lane_values[bitcast<u32>(_e132)] = _e150;
+        workgroupBarrier();
+        let _e159 = i32(local_index);
+        let _e161 = ((i32(local_index) % 32i) >= 8i);
+        let _e167 = lane_values[bitcast<u32>(select(_e159, (_e159 - 8i), _e161))];
+        let _e169 = scan_45_;
+        scan_45_ = select(_e169, bitcast<u32>((bitcast<i32>(_e167) + bitcast<i32>(_e169))), _e161);
+        workgroupBarrier();
+        let _e177 = scan_45_;
+        lane_values[bitcast<u32>(_e159)] = _e177;
+        workgroupBarrier();
+        let _e186 = i32(local_index);
+        let _e188 = ((i32(local_index) % 32i) >= 16i);
+        let _e194 = lane_values[bitcast<u32>(select(_e186, (_e186 - 16i), _e188))];
+        let _e196 = scan_45_;
+        scan_45_ = select(_e196, bitcast<u32>((bitcast<i32>(_e194) + bitcast<i32>(_e196))), _e188);
+        workgroupBarrier();
+        let _e204 = scan_45_;
+        lane_values[bitcast<u32>(_e186)] = _e204;
+        let _e209 = scan_45_;
+        let _e212 = active_42_;
+        if _e212 {
+            r10_ = bitcast<i32>(_e209);
         }
-        let _e100 = saved_45_;
-        let _e102 = exited_43_;
-        active_42_ = (_e100 && !(_e102));
-        workgroupBarrier();
-        let _e107 = x_6_;
-        let _e109 = active_42_;
-        let _e112 = select(0u, bitcast<u32>(_e107), _e109);
-        scan_47_ = _e112;
-        lane_values[bitcast<u32>(i32(local_index))] = _e112;
-        workgroupBarrier();
-        let _e124 = i32(local_index);
-        let _e126 = ((i32(local_index) % 32i) >= 1i);
-        let _e132 = lane_values[bitcast<u32>(select(_e124, (_e124 - 1i), _e126))];
-        let _e134 = scan_47_;
-        scan_47_ = select(_e134, bitcast<u32>((bitcast<i32>(_e132) + bitcast<i32>(_e134))), _e126);
-        workgroupBarrier();
-        let _e142 = scan_47_;
-        lane_values[bitcast<u32>(_e124)] = _e142;
-        workgroupBarrier();
-        let _e151 = i32(local_index);
-        let _e153 = ((i32(local_index) % 32i) >= 2i);
-        let _e159 = lane_values[bitcast<u32>(select(_e151, (_e151 - 2i), _e153))];
-        let _e161 = scan_47_;
-        scan_47_ = select(_e161, bitcast<u32>((bitcast<i32>(_e159) + bitcast<i32>(_e161))), _e153);
-        workgroupBarrier();
-        let _e169 = scan_47_;
-        lane_values[bitcast<u32>(_e151)] = _e169;
-        workgroupBarrier();
-        let _e178 = i32(local_index);
-        let _e180 = ((i32(local_index) % 32i) >= 4i);
-        let _e186 = lane_values[bitcast<u32>(select(_e178, (_e178 - 4i), _e180))];
-        let _e188 = scan_47_;
-        scan_47_ = select(_e188, bitcast<u32>((bitcast<i32>(_e186) + bitcast<i32>(_e188))), _e180);
-        workgroupBarrier();
-        let _e196 = scan_47_;
-        lane_values[bitcast<u32>(_e178)] = _e196;
-        workgroupBarrier();
-        let _e205 = i32(local_index);
-        let _e207 = ((i32(local_index) % 32i) >= 8i);
-        let _e213 = lane_values[bitcast<u32>(select(_e205, (_e205 - 8i), _e207))];
-        let _e215 = scan_47_;
-        scan_47_ = select(_e215, bitcast<u32>((bitcast<i32>(_e213) + bitcast<i32>(_e215))), _e207);
-        workgroupBarrier();
-        let _e223 = scan_47_;
-        lane_values[bitcast<u32>(_e205)] = _e223;
-        workgroupBarrier();
-        let _e232 = i32(local_index);
-        let _e234 = ((i32(local_index) % 32i) >= 16i);
-        let _e240 = lane_values[bitcast<u32>(select(_e232, (_e232 - 16i), _e234))];
-        let _e242 = scan_47_;
-        scan_47_ = select(_e242, bitcast<u32>((bitcast<i32>(_e240) + bitcast<i32>(_e242))), _e234);
-        workgroupBarrier();
-        let _e250 = scan_47_;
-        lane_values[bitcast<u32>(_e232)] = _e250;
-        let _e255 = scan_47_;
-        let _e258 = active_42_;
-        if _e258 {
-            r10_ = bitcast<i32>(_e255);
-        }
-        let _e261 = active_42_;
-        if _e261 {
+        let _e215 = active_42_;
+        if _e215 {
             r11_ = (i32(local_index) % 32i);
-        }
-        let _e268 = active_42_;
-        if _e268 {
             r12_ = 32i;
-        }
-        let _e272 = active_42_;
-        if _e272 {
             r13_ = (i32(local_index) / 32i);
-        }
-        let _e279 = active_42_;
-        if _e279 {
             r14_ = 80i;
-        }
-        let _e283 = active_42_;
-        if _e283 {
-            let _e285 = r13_;
-            let _e287 = r12_;
-            r15_ = (_e285 * _e287);
-        }
-        let _e291 = active_42_;
-        if _e291 {
-            let _e293 = r14_;
-            let _e295 = r15_;
-            r16_ = (_e293 - _e295);
-        }
-        let _e299 = active_42_;
-        if _e299 {
-            let _e301 = r12_;
-            let _e303 = r16_;
-            r17_ = min(_e301, _e303);
-        }
-        let _e307 = active_42_;
-        if _e307 {
-            let _e309 = r17_;
-            r18_ = (_e309 - 1i);
-        }
-        let _e314 = active_42_;
-        if _e314 {
-            let _e316 = r11_;
-            let _e318 = r18_;
-            r19_ = (_e316 == _e318);
-        }
-        let _e322 = active_42_;
-        saved_48_ = _e322;
-        let _e325 = r19_;
-        let _e327 = saved_48_;
-        let _e328 = (_e327 && _e325);
-        taken_49_ = _e328;
-        active_42_ = _e328;
-        {
-            let _e332 = active_42_;
-            if _e332 {
-                let _e334 = r10_;
-                let _e337 = r13_;
-                tile0_warp_totals[bitcast<u32>(_e337)] = _e334;
+            let _e231 = r13_;
+            let _e233 = r12_;
+            r15_ = (_e231 * _e233);
+            let _e237 = r14_;
+            let _e239 = r15_;
+            r16_ = (_e237 - _e239);
+            let _e243 = r12_;
+            let _e245 = r16_;
+            r17_ = min(_e243, _e245);
+            let _e249 = r17_;
+            r18_ = (_e249 - 1i);
+            let _e254 = r11_;
+            let _e256 = r18_;
+            r19_ = (_e254 == _e256);
+            let _e260 = r19_;
+            if _e260 {
+                let _e262 = r10_;
+                let _e265 = r13_;
+                tile0_warp_totals[bitcast<u32>(_e265)] = _e262;
             }
         }
-        let _e342 = saved_48_;
-        let _e344 = taken_49_;
-        let _e348 = exited_43_;
-        active_42_ = ((_e342 && !(_e344)) && !(_e348));
-        {
-        }
-        let _e353 = saved_48_;
-        let _e355 = exited_43_;
-        active_42_ = (_e353 && !(_e355));
         storageBarrier();
         workgroupBarrier();
-        let _e360 = active_42_;
-        if _e360 {
-            let _e362 = r13_;
-            r20_ = (_e362 == 0i);
+        let _e270 = active_42_;
+        if _e270 {
+            let _e272 = r13_;
+            r20_ = (_e272 == 0i);
         }
-        let _e367 = active_42_;
-        saved_50_ = _e367;
-        let _e370 = r20_;
-        let _e372 = saved_50_;
-        let _e373 = (_e372 && _e370);
-        taken_51_ = _e373;
-        active_42_ = _e373;
+        let _e277 = active_42_;
+        saved_46_ = _e277;
+        let _e280 = r20_;
+        let _e282 = saved_46_;
+        let _e283 = (_e282 && _e280);
+        taken_47_ = _e283;
+        active_42_ = _e283;
         {
-            let _e377 = active_42_;
-            if _e377 {
+            let _e287 = active_42_;
+            if _e287 {
                 r21_ = 3i;
-            }
-            let _e381 = active_42_;
-            if _e381 {
                 carry_22_ = 0i;
-            }
-            let _e385 = active_42_;
-            if _e385 {
                 base_23_ = 0i;
             }
-            let _e389 = active_42_;
-            entry_52_ = _e389;
-            broken_53_ = false;
-            left_55_ = false;
+            let _e295 = active_42_;
+            entry_48_ = _e295;
+            broken_49_ = false;
+            left_51_ = false;
             loop {
-                continued_54_ = false;
-                let _e399 = entry_52_;
-                let _e401 = exited_43_;
-                let _e403 = broken_53_;
-                let _e405 = continued_54_;
-                active_42_ = (_e399 && !((_e401 || (_e403 || _e405))));
-                let _e412 = vote_number_44_;
-                vote_number_44_ = (_e412 + 1u);
-                let _e417 = active_42_;
-                if _e417 {
-                    let _e420 = vote_number_44_;
-                    atomicMax((&workgroup_votes), _e420);
+                continued_50_ = false;
+                let _e305 = entry_48_;
+                let _e307 = exited_43_;
+                let _e309 = broken_49_;
+                let _e311 = continued_50_;
+                active_42_ = (_e305 && !((_e307 || (_e309 || _e311))));
+                let _e318 = vote_number_44_;
+                vote_number_44_ = (_e318 + 1u);
+                let _e323 = active_42_;
+                if _e323 {
+                    let _e326 = vote_number_44_;
+                    atomicMax((&workgroup_votes), _e326);
                 }
                 workgroupBarrier();
                 if (local_index == 0u) {
-                    let _e425 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e425;
+                    let _e331 = atomicLoad((&workgroup_votes));
+                    workgroup_any = _e331;
                 }
-                let _e428 = workgroupUniformLoad((&workgroup_any));
-                let _e430 = vote_number_44_;
-                if (u32((_e428 == _e430)) == 0u) {
-                    left_55_ = true;
+                let _e334 = workgroupUniformLoad((&workgroup_any));
+                let _e336 = vote_number_44_;
+                if (u32((_e334 == _e336)) == 0u) {
+                    left_51_ = true;
                     break;
                 }
-                let _e438 = active_42_;
-                if _e438 {
-                    let _e448 = trips_41_;
-                    let _e450 = (_e448 + 1u);
-                    trips_41_ = _e450;
-                    if (_e450 > 4096u) {
+                let _e344 = active_42_;
+                if _e344 {
+                    let _e354 = trips_41_;
+                    let _e356 = (_e354 + 1u);
+                    trips_41_ = _e356;
+                    if (_e356 > 4096u) {
                         loop_guard[0u] = 1u;
                         exited_43_ = true;
                         active_42_ = false;
                     }
                 }
                 {
-                    let _e454 = active_42_;
-                    if _e454 {
-                        let _e456 = base_23_;
-                        let _e458 = r21_;
-                        r24_ = (_e456 < _e458);
+                    let _e360 = active_42_;
+                    if _e360 {
+                        let _e362 = base_23_;
+                        let _e364 = r21_;
+                        r24_ = (_e362 < _e364);
+                        let _e368 = r24_;
+                        r25_ = !(_e368);
                     }
-                    let _e462 = active_42_;
-                    if _e462 {
-                        let _e464 = r24_;
-                        r25_ = !(_e464);
-                    }
-                    let _e468 = active_42_;
-                    saved_56_ = _e468;
-                    let _e471 = r25_;
-                    let _e473 = saved_56_;
-                    let _e474 = (_e473 && _e471);
-                    taken_57_ = _e474;
-                    active_42_ = _e474;
+                    let _e372 = active_42_;
+                    saved_52_ = _e372;
+                    let _e375 = r25_;
+                    let _e377 = saved_52_;
+                    let _e378 = (_e377 && _e375);
+                    taken_53_ = _e378;
+                    active_42_ = _e378;
                     {
-                        let _e478 = active_42_;
-                        let _e480 = broken_53_;
-                        broken_53_ = (_e480 || _e478);
+                        let _e382 = active_42_;
+                        let _e384 = broken_49_;
+                        broken_49_ = (_e384 || _e382);
                         active_42_ = false;
                     }
-                    let _e486 = saved_56_;
-                    let _e488 = taken_57_;
-                    let _e492 = exited_43_;
-                    let _e494 = broken_53_;
-                    let _e496 = continued_54_;
-                    active_42_ = ((_e486 && !(_e488)) && !((_e492 || (_e494 || _e496))));
+                    let _e390 = saved_52_;
+                    let _e392 = taken_53_;
+                    let _e396 = exited_43_;
+                    let _e398 = broken_49_;
+                    let _e400 = continued_50_;
+                    active_42_ = ((_e390 && !(_e392)) && !((_e396 || (_e398 || _e400))));
                     {
                     }
-                    let _e503 = saved_56_;
-                    let _e505 = exited_43_;
-                    let _e507 = broken_53_;
-                    let _e509 = continued_54_;
-                    active_42_ = (_e503 && !((_e505 || (_e507 || _e509))));
-                    let _e516 = active_42_;
-                    if _e516 {
-                        let _e518 = base_23_;
-                        let _e520 = r11_;
-                        r26_ = (_e518 + _e520);
-                    }
-                    let _e524 = active_42_;
-                    if _e524 {
-                        let _e526 = r26_;
-                        let _e528 = r21_;
-                        r27_ = (_e526 < _e528);
-                    }
-                    let _e532 = active_42_;
-                    if _e532 {
+                    let _e407 = saved_52_;
+                    let _e409 = exited_43_;
+                    let _e411 = broken_49_;
+                    let _e413 = continued_50_;
+                    active_42_ = (_e407 && !((_e409 || (_e411 || _e413))));
+                    let _e420 = active_42_;
+                    if _e420 {
+                        let _e422 = base_23_;
+                        let _e424 = r11_;
+                        r26_ = (_e422 + _e424);
+                        let _e428 = r26_;
+                        let _e430 = r21_;
+                        r27_ = (_e428 < _e430);
                         total_28_ = 0i;
-                    }
-                    let _e536 = active_42_;
-                    saved_58_ = _e536;
-                    let _e539 = r27_;
-                    let _e541 = saved_58_;
-                    let _e542 = (_e541 && _e539);
-                    taken_59_ = _e542;
-                    active_42_ = _e542;
-                    {
-                        let _e546 = active_42_;
-                        if _e546 {
-                            let _e549 = r26_;
-                            let _e553 = tile0_warp_totals[bitcast<u32>(_e549)];
-                            total_28_ = _e553;
+                        let _e436 = r27_;
+                        if _e436 {
+                            let _e439 = r26_;
+                            let _e443 = tile0_warp_totals[bitcast<u32>(_e439)];
+                            total_28_ = _e443;
                         }
                     }
-                    let _e556 = saved_58_;
-                    let _e558 = taken_59_;
-                    let _e562 = exited_43_;
-                    let _e564 = broken_53_;
-                    let _e566 = continued_54_;
-                    active_42_ = ((_e556 && !(_e558)) && !((_e562 || (_e564 || _e566))));
-                    {
+                    workgroupBarrier();
+                    let _e446 = total_28_;
+                    let _e448 = active_42_;
+                    let _e451 = select(0u, bitcast<u32>(_e446), _e448);
+                    scan_54_ = _e451;
+                    lane_values[bitcast<u32>(i32(local_index))] = _e451;
+                    workgroupBarrier();
+                    let _e463 = i32(local_index);
+                    let _e465 = ((i32(local_index) % 32i) >= 1i);
+                    let _e471 = lane_values[bitcast<u32>(select(_e463, (_e463 - 1i), _e465))];
+                    let _e473 = scan_54_;
+                    scan_54_ = select(_e473, bitcast<u32>((bitcast<i32>(_e471) + bitcast<i32>(_e473))), _e465);
+                    workgroupBarrier();
+                    let _e481 = scan_54_;
+                    lane_values[bitcast<u32>(_e463)] = _e481;
+                    workgroupBarrier();
+                    let _e490 = i32(local_index);
+                    let _e492 = ((i32(local_index) % 32i) >= 2i);
+                    let _e498 = lane_values[bitcast<u32>(select(_e490, (_e490 - 2i), _e492))];
+                    let _e500 = scan_54_;
+                    scan_54_ = select(_e500, bitcast<u32>((bitcast<i32>(_e498) + bitcast<i32>(_e500))), _e492);
+                    workgroupBarrier();
+                    let _e508 = scan_54_;
+                    lane_values[bitcast<u32>(_e490)] = _e508;
+                    workgroupBarrier();
+                    let _e517 = i32(local_index);
+                    let _e519 = ((i32(local_index) % 32i) >= 4i);
+                    let _e525 = lane_values[bitcast<u32>(select(_e517, (_e517 - 4i), _e519))];
+                    let _e527 = scan_54_;
+                    scan_54_ = select(_e527, bitcast<u32>((bitcast<i32>(_e525) + bitcast<i32>(_e527))), _e519);
+                    workgroupBarrier();
+                    let _e535 = scan_54_;
+                    lane_values[bitcast<u32>(_e517)] = _e535;
+                    workgroupBarrier();
+                    let _e544 = i32(local_index);
+                    let _e546 = ((i32(local_index) % 32i) >= 8i);
+                    let _e552 = lane_values[bitcast<u32>(select(_e544, (_e544 - 8i), _e546))];
+                    let _e554 = scan_54_;
+                    scan_54_ = select(_e554, bitcast<u32>((bitcast<i32>(_e552) + bitcast<i32>(_e554))), _e546);
+                    workgroupBarrier();
+                    let _e562 = scan_54_;
+                    lane_values[bitcast<u32>(_e544)] = _e562;
+                    workgroupBarrier();
+                    let _e571 = i32(local_index);
+                    let _e573 = ((i32(local_index) % 32i) >= 16i);
+                    let _e579 = lane_values[bitcast<u32>(select(_e571, (_e571 - 16i), _e573))];
+                    let _e581 = scan_54_;
+                    scan_54_ = select(_e581, bitcast<u32>((bitcast<i32>(_e579) + bitcast<i32>(_e581))), _e573);
+                    workgroupBarrier();
+                    let _e589 = scan_54_;
+                    lane_values[bitcast<u32>(_e571)] = _e589;
+                    let _e594 = scan_54_;
+                    let _e597 = active_42_;
+                    if _e597 {
+                        r29_ = bitcast<i32>(_e594);
                     }
-                    let _e573 = saved_58_;
-                    let _e575 = exited_43_;
-                    let _e577 = broken_53_;
-                    let _e579 = continued_54_;
-                    active_42_ = (_e573 && !((_e575 || (_e577 || _e579))));
-                    workgroupBarrier();
-                    let _e586 = total_28_;
-                    let _e588 = active_42_;
-                    let _e591 = select(0u, bitcast<u32>(_e586), _e588);
-                    scan_60_ = _e591;
-                    lane_values[bitcast<u32>(i32(local_index))] = _e591;
-                    workgroupBarrier();
-                    let _e603 = i32(local_index);
-                    let _e605 = ((i32(local_index) % 32i) >= 1i);
-                    let _e611 = lane_values[bitcast<u32>(select(_e603, (_e603 - 1i), _e605))];
-                    let _e613 = scan_60_;
-                    scan_60_ = select(_e613, bitcast<u32>((bitcast<i32>(_e611) + bitcast<i32>(_e613))), _e605);
-                    workgroupBarrier();
-                    let _e621 = scan_60_;
-                    lane_values[bitcast<u32>(_e603)] = _e621;
-                    workgroupBarrier();
-                    let _e630 = i32(local_index);
-                    let _e632 = ((i32(local_index) % 32i) >= 2i);
-                    let _e638 = lane_values[bitcast<u32>(select(_e630, (_e630 - 2i), _e632))];
-                    let _e640 = scan_60_;
-                    scan_60_ = select(_e640, bitcast<u32>((bitcast<i32>(_e638) + bitcast<i32>(_e640))), _e632);
-                    workgroupBarrier();
-                    let _e648 = scan_60_;
-                    lane_values[bitcast<u32>(_e630)] = _e648;
-                    workgroupBarrier();
-                    let _e657 = i32(local_index);
-                    let _e659 = ((i32(local_index) % 32i) >= 4i);
-                    let _e665 = lane_values[bitcast<u32>(select(_e657, (_e657 - 4i), _e659))];
-                    let _e667 = scan_60_;
-                    scan_60_ = select(_e667, bitcast<u32>((bitcast<i32>(_e665) + bitcast<i32>(_e667))), _e659);
-                    workgroupBarrier();
-                    let _e675 = scan_60_;
-                    lane_values[bitcast<u32>(_e657)] = _e675;
-                    workgroupBarrier();
-                    let _e684 = i32(local_index);
-                    let _e686 = ((i32(local_index) % 32i) >= 8i);
-                    let _e692 = lane_values[bitcast<u32>(select(_e684, (_e684 - 8i), _e686))];
-                    let _e694 = scan_60_;
-                    scan_60_ = select(_e694, bitcast<u32>((bitcast<i32>(_e692) + bitcast<i32>(_e694))), _e686);
-                    workgroupBarrier();
-                    let _e702 = scan_60_;
-                    lane_values[bitcast<u32>(_e684)] = _e702;
-                    workgroupBarrier();
-                    let _e711 = i32(local_index);
-                    let _e713 = ((i32(local_index) % 32i) >= 16i);
-                    let _e719 = lane_values[bitcast<u32>(select(_e711, (_e711 - 16i), _e713))];
-                    let _e721 = scan_60_;
-                    scan_60_ = select(_e721, bitcast<u32>((bitcast<i32>(_e719) + bitcast<i32>(_e721))), _e713);
-                    workgroupBarrier();
-                    let _e729 = scan_60_;
-                    lane_values[bitcast<u32>(_e711)] = _e729;
-                    let _e734 = scan_60_;
-                    let _e737 = active_42_;
-                    if _e737 {
-                        r29_ = bitcast<i32>(_e734);
-                    }
-                    let _e740 = active_42_;
-                    if _e740 {
-                        let _e742 = r29_;
-                        let _e744 = carry_22_;
-                        r30_ = (_e742 + _e744);
-                    }
-                    let _e748 = active_42_;
-                    saved_61_ = _e748;
-                    let _e751 = r27_;
-                    let _e753 = saved_61_;
-                    let _e754 = (_e753 && _e751);
-                    taken_62_ = _e754;
-                    active_42_ = _e754;
-                    {
-                        let _e758 = active_42_;
-                        if _e758 {
-                            let _e760 = r30_;
-                            let _e763 = r26_;
-                            tile0_warp_totals[bitcast<u32>(_e763)] = _e760;
+                    let _e600 = active_42_;
+                    if _e600 {
+                        let _e602 = r29_;
+                        let _e604 = carry_22_;
+                        r30_ = (_e602 + _e604);
+                        let _e608 = r27_;
+                        if _e608 {
+                            let _e610 = r30_;
+                            let _e613 = r26_;
+                            tile0_warp_totals[bitcast<u32>(_e613)] = _e610;
                         }
-                    }
-                    let _e768 = saved_61_;
-                    let _e770 = taken_62_;
-                    let _e774 = exited_43_;
-                    let _e776 = broken_53_;
-                    let _e778 = continued_54_;
-                    active_42_ = ((_e768 && !(_e770)) && !((_e774 || (_e776 || _e778))));
-                    {
-                    }
-                    let _e785 = saved_61_;
-                    let _e787 = exited_43_;
-                    let _e789 = broken_53_;
-                    let _e791 = continued_54_;
-                    active_42_ = (_e785 && !((_e787 || (_e789 || _e791))));
-                    let _e798 = active_42_;
-                    if _e798 {
-                        let _e800 = r12_;
-                        r31_ = (_e800 - 1i);
+                        let _e618 = r12_;
+                        r31_ = (_e618 - 1i);
                     }
                     workgroupBarrier();
-                    let _e805 = r30_;
-                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e805);
-                    let _e816 = active_42_;
-                    lane_active[local_index] = u32(_e816);
+                    let _e623 = r30_;
+                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e623);
+                    let _e634 = active_42_;
+                    lane_active[local_index] = u32(_e634);
                     workgroupBarrier();
-                    let _e819 = active_42_;
-                    if _e819 {
-                        let _e825 = i32(local_index);
-                        let _e828 = r31_;
-                        let _e832 = (((_e828 % 32i) + 32i) % 32i);
-                        let _e837 = ((_e825 - (i32(local_index) % 32i)) + _e832);
-                        let _e840 = (((_e832 >= 0i) && (_e832 < 32i)) && (_e837 < 80i));
-                        let _e841 = select(_e825, _e837, _e840);
-                        let _e845 = lane_active[bitcast<u32>(_e841)];
-                        let _e852 = lane_values[bitcast<u32>(_e841)];
-                        let _e856 = lane_values[bitcast<u32>(_e825)];
-                        carry_22_ = bitcast<i32>(select(_e856, _e852, (_e840 && (_e845 != 0u))));
+                    let _e637 = active_42_;
+                    if _e637 {
+                        let _e643 = i32(local_index);
+                        let _e646 = r31_;
+                        let _e650 = (((_e646 % 32i) + 32i) % 32i);
+                        let _e655 = ((_e643 - (i32(local_index) % 32i)) + _e650);
+                        let _e658 = (((_e650 >= 0i) && (_e650 < 32i)) && (_e655 < 80i));
+                        let _e659 = select(_e643, _e655, _e658);
+                        let _e663 = lane_active[bitcast<u32>(_e659)];
+                        let _e670 = lane_values[bitcast<u32>(_e659)];
+                        let _e674 = lane_values[bitcast<u32>(_e643)];
+                        carry_22_ = bitcast<i32>(select(_e674, _e670, (_e658 && (_e663 != 0u))));
                     }
                 }
                 continuing {
-                    let _e861 = entry_52_;
-                    continued_54_ = false;
-                    let _e865 = exited_43_;
-                    let _e867 = broken_53_;
-                    let _e869 = continued_54_;
-                    active_42_ = (_e861 && !((_e865 || (_e867 || _e869))));
+                    let _e679 = entry_48_;
+                    continued_50_ = false;
+                    let _e683 = exited_43_;
+                    let _e685 = broken_49_;
+                    let _e687 = continued_50_;
+                    active_42_ = (_e679 && !((_e683 || (_e685 || _e687))));
                     {
-                        let _e876 = active_42_;
-                        if _e876 {
-                            let _e878 = base_23_;
-                            let _e880 = r12_;
-                            base_23_ = (_e878 + _e880);
+                        let _e694 = active_42_;
+                        if _e694 {
+                            let _e696 = base_23_;
+                            let _e698 = r12_;
+                            base_23_ = (_e696 + _e698);
                         }
                     }
                 }
             }
-            let _e884 = left_55_;
-            if !(_e884) {
+            let _e702 = left_51_;
+            if !(_e702) {
                 loop_guard[0u] = 2147483649u;
             }
-            let _e891 = entry_52_;
-            let _e893 = exited_43_;
-            active_42_ = (_e891 && !(_e893));
+            let _e709 = entry_48_;
+            let _e711 = exited_43_;
+            active_42_ = (_e709 && !(_e711));
         }
-        let _e898 = saved_50_;
-        let _e900 = taken_51_;
-        let _e904 = exited_43_;
-        active_42_ = ((_e898 && !(_e900)) && !(_e904));
+        let _e716 = saved_46_;
+        let _e718 = taken_47_;
+        let _e722 = exited_43_;
+        active_42_ = ((_e716 && !(_e718)) && !(_e722));
         {
         }
-        let _e909 = saved_50_;
-        let _e911 = exited_43_;
-        active_42_ = (_e909 && !(_e911));
+        let _e727 = saved_46_;
+        let _e729 = exited_43_;
+        active_42_ = (_e727 && !(_e729));
         storageBarrier();
         workgroupBarrier();
-        let _e916 = active_42_;
-        if _e916 {
-            let _e918 = r13_;
-            r32_ = (_e918 > 0i);
-        }
-        let _e923 = active_42_;
-        if _e923 {
-            let _e925 = r13_;
-            r33_ = (_e925 - 1i);
-        }
-        let _e930 = active_42_;
-        if _e930 {
-            let _e932 = r33_;
-            r34_ = max(_e932, 0i);
-        }
-        let _e937 = active_42_;
-        if _e937 {
-            let _e940 = r34_;
-            let _e944 = tile0_warp_totals[bitcast<u32>(_e940)];
-            r35_ = _e944;
-        }
-        let _e947 = active_42_;
-        if _e947 {
-            let _e949 = r32_;
-            let _e951 = r35_;
-            r36_ = select(0i, _e951, _e949);
-        }
-        let _e956 = active_42_;
-        if _e956 {
-            let _e958 = r10_;
-            let _e960 = r36_;
-            r37_ = (_e958 + _e960);
-        }
-        let _e964 = active_42_;
-        if _e964 {
-            let _e966 = r37_;
-            scanned_38_ = _e966;
-        }
-        let _e969 = active_42_;
-        if _e969 {
-            let _e972 = params.N;
-            r39_ = _e972;
-        }
-        let _e975 = active_42_;
-        if _e975 {
-            let _e977 = i_5_;
-            let _e979 = r39_;
-            r40_ = (_e977 < _e979);
-        }
-        let _e983 = active_42_;
-        saved_63_ = _e983;
-        let _e986 = r40_;
-        let _e988 = saved_63_;
-        let _e989 = (_e988 && _e986);
-        taken_64_ = _e989;
-        active_42_ = _e989;
-        {
-            let _e993 = active_42_;
-            if _e993 {
-                let _e995 = scanned_38_;
-                let _e1000 = i_5_;
-                Y[bitcast<u32>(_e1000)] = _e995;
+        let _e734 = active_42_;
+        if _e734 {
+            let _e736 = r13_;
+            r32_ = (_e736 > 0i);
+            let _e741 = r13_;
+            r33_ = (_e741 - 1i);
+            let _e746 = r33_;
+            r34_ = max(_e746, 0i);
+            let _e752 = r34_;
+            let _e756 = tile0_warp_totals[bitcast<u32>(_e752)];
+            r35_ = _e756;
+            let _e759 = r32_;
+            let _e761 = r35_;
+            r36_ = select(0i, _e761, _e759);
+            let _e766 = r10_;
+            let _e768 = r36_;
+            r37_ = (_e766 + _e768);
+            let _e772 = r37_;
+            scanned_38_ = _e772;
+            let _e776 = params.N;
+            r39_ = _e776;
+            let _e779 = i_5_;
+            let _e781 = r39_;
+            r40_ = (_e779 < _e781);
+            let _e785 = r40_;
+            if _e785 {
+                let _e787 = scanned_38_;
+                let _e792 = i_5_;
+                Y[bitcast<u32>(_e792)] = _e787;
             }
         }
-        let _e1005 = saved_63_;
-        let _e1007 = taken_64_;
-        let _e1011 = exited_43_;
-        active_42_ = ((_e1005 && !(_e1007)) && !(_e1011));
-        {
-        }
-        let _e1016 = saved_63_;
-        let _e1018 = exited_43_;
-        active_42_ = (_e1016 && !(_e1018));
     }
 }

@@ -44,16 +44,9 @@ fn tessera_dot(@builtin(local_invocation_index) local_index: u32, @builtin(workg
     var active_18_: bool;
     var exited_19_: bool;
     var vote_number_20_: u32;
-    var entry_21_: bool;
-    var broken_22_: bool;
-    var continued_23_: bool;
-    var left_24_: bool = false;
-    var saved_25_: bool;
-    var taken_26_: bool;
-    var tree_27_: u32;
-    var tree_28_: u32;
-    var saved_29_: bool;
-    var taken_30_: bool;
+    var left_21_: bool = false;
+    var tree_22_: u32;
+    var tree_23_: u32;
 
     active_18_ = true;
     exited_19_ = false;
@@ -62,306 +55,178 @@ fn tessera_dot(@builtin(local_invocation_index) local_index: u32, @builtin(workg
         let _e8 = active_18_;
         if _e8 {
             acc_0_ = 0f;
-        }
-        let _e12 = active_18_;
-        if _e12 {
             r1_ = i32(local_index);
-        }
-        let _e17 = active_18_;
-        if _e17 {
-            let _e20 = params.N;
-            r2_ = _e20;
-        }
-        let _e23 = active_18_;
-        if _e23 {
+            let _e16 = params.N;
+            r2_ = _e16;
             r3_ = 256i;
-        }
-        let _e27 = active_18_;
-        if _e27 {
-            let _e29 = r2_;
-            r4_ = _e29;
-        }
-        let _e32 = active_18_;
-        if _e32 {
-            let _e34 = r3_;
-            r5_ = _e34;
-        }
-        let _e37 = active_18_;
-        if _e37 {
-            let _e39 = r1_;
-            i_6_ = _e39;
-        }
-        let _e42 = active_18_;
-        entry_21_ = _e42;
-        broken_22_ = false;
-        left_24_ = false;
-        loop {
-            continued_23_ = false;
-            let _e52 = entry_21_;
-            let _e54 = exited_19_;
-            let _e56 = broken_22_;
-            let _e58 = continued_23_;
-            active_18_ = (_e52 && !((_e54 || (_e56 || _e58))));
-            let _e65 = vote_number_20_;
-            vote_number_20_ = (_e65 + 1u);
-            let _e70 = active_18_;
-            if _e70 {
-                let _e73 = vote_number_20_;
-                atomicMax((&workgroup_votes), _e73);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e78 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e78;
-            }
-            let _e81 = workgroupUniformLoad((&workgroup_any));
-            let _e83 = vote_number_20_;
-            if (u32((_e81 == _e83)) == 0u) {
-                left_24_ = true;
-                break;
-            }
-            let _e91 = active_18_;
-            if _e91 {
-                let _e101 = trips_17_;
-                let _e103 = (_e101 + 1u);
-                trips_17_ = _e103;
-                if (_e103 > 4096u) {
+            let _e21 = r2_;
+            r4_ = _e21;
+            let _e24 = r3_;
+            r5_ = _e24;
+            let _e27 = r1_;
+            i_6_ = _e27;
+            left_21_ = false;
+            loop {
+                let _e39 = trips_17_;
+                let _e41 = (_e39 + 1u);
+                trips_17_ = _e41;
+                if (_e41 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_19_ = true;
-                    active_18_ = false;
+                    left_21_ = true;
+                    break;
                 }
-            }
-            {
-                let _e107 = active_18_;
-                if _e107 {
-                    let _e109 = i_6_;
-                    let _e111 = r4_;
-                    r7_ = (_e109 < _e111);
-                }
-                let _e115 = active_18_;
-                if _e115 {
-                    let _e117 = r7_;
-                    r8_ = !(_e117);
-                }
-                let _e121 = active_18_;
-                saved_25_ = _e121;
-                let _e124 = r8_;
-                let _e126 = saved_25_;
-                let _e127 = (_e126 && _e124);
-                taken_26_ = _e127;
-                active_18_ = _e127;
                 {
-                    let _e131 = active_18_;
-                    let _e133 = broken_22_;
-                    broken_22_ = (_e133 || _e131);
-                    active_18_ = false;
-                }
-                let _e139 = saved_25_;
-                let _e141 = taken_26_;
-                let _e145 = exited_19_;
-                let _e147 = broken_22_;
-                let _e149 = continued_23_;
-                active_18_ = ((_e139 && !(_e141)) && !((_e145 || (_e147 || _e149))));
-                {
-                }
-                let _e156 = saved_25_;
-                let _e158 = exited_19_;
-                let _e160 = broken_22_;
-                let _e162 = continued_23_;
-                active_18_ = (_e156 && !((_e158 || (_e160 || _e162))));
-                let _e169 = active_18_;
-                if _e169 {
-                    let _e174 = i_6_;
-                    let _e178 = A[bitcast<u32>(_e174)];
-                    r9_ = _e178;
-                }
-                let _e181 = active_18_;
-                if _e181 {
-                    let _e186 = i_6_;
-                    let _e190 = B[bitcast<u32>(_e186)];
-                    r10_ = _e190;
-                }
-                let _e193 = active_18_;
-                if _e193 {
-                    let _e195 = r9_;
-                    let _e197 = r10_;
-                    r11_ = (_e195 * _e197);
-                }
-                let _e201 = active_18_;
-                if _e201 {
-                    let _e203 = acc_0_;
-                    let _e205 = r11_;
-                    r12_ = (_e203 + _e205);
-                }
-                let _e209 = active_18_;
-                if _e209 {
-                    let _e211 = r12_;
-                    acc_0_ = _e211;
-                }
-            }
-            continuing {
-                let _e214 = entry_21_;
-                continued_23_ = false;
-                let _e218 = exited_19_;
-                let _e220 = broken_22_;
-                let _e222 = continued_23_;
-                active_18_ = (_e214 && !((_e218 || (_e220 || _e222))));
-                {
-                    let _e229 = active_18_;
-                    if _e229 {
-                        let _e231 = i_6_;
-                        let _e233 = r5_;
-                        i_6_ = (_e231 + _e233);
+                    let _e45 = i_6_;
+                    let _e47 = r4_;
+                    r7_ = (_e45 < _e47);
+                    let _e51 = r7_;
+                    r8_ = !(_e51);
+                    let _e55 = r8_;
+                    if _e55 {
+                        left_21_ = true;
+                        break;
                     }
+                    let _e62 = i_6_;
+                    let _e66 = A[bitcast<u32>(_e62)];
+                    r9_ = _e66;
+                    let _e72 = i_6_;
+                    let _e76 = B[bitcast<u32>(_e72)];
+                    r10_ = _e76;
+                    let _e79 = r9_;
+                    let _e81 = r10_;
+                    r11_ = (_e79 * _e81);
+                    let _e85 = acc_0_;
+                    let _e87 = r11_;
+                    r12_ = (_e85 + _e87);
+                    let _e91 = r12_;
+                    acc_0_ = _e91;
+                }
+                continuing {
+                    let _e94 = i_6_;
+                    let _e96 = r5_;
+                    i_6_ = (_e94 + _e96);
                 }
             }
+            let _e100 = left_21_;
+            if !(_e100) {
+                loop_guard[0u] = 2147483649u;
+            }
         }
-        let _e237 = left_24_;
-        if !(_e237) {
-            loop_guard[0u] = 2147483649u;
-        }
-        let _e244 = entry_21_;
-        let _e246 = exited_19_;
-        active_18_ = (_e244 && !(_e246));
         storageBarrier();
         workgroupBarrier();
-        let _e251 = acc_0_;
-        let _e253 = active_18_;
-        let _e256 = select(0u, bitcast<u32>(_e251), _e253);
-        let _e260 = (i32(local_index) % 32i);
-        let _e263 = (i32(local_index) - _e260);
-        let _e267 = min(32i, (256i - _e263));
-        tree_27_ = _e256;
-        let _e269 = (_e263 + _e260);
-        lane_values[bitcast<u32>(_e269)] = _e256;
+        let _e107 = acc_0_;
+        let _e109 = active_18_;
+        let _e112 = select(0u, bitcast<u32>(_e107), _e109);
+        let _e116 = (i32(local_index) % 32i);
+        let _e119 = (i32(local_index) - _e116);
+        let _e123 = min(32i, (256i - _e119));
+        tree_22_ = _e112;
+        let _e125 = (_e119 + _e116);
+        lane_values[bitcast<u32>(_e125)] = _e112;
         workgroupBarrier();
-        let _e274 = (_e260 + 16i);
-        let _e275 = (_e274 < _e267);
-        let _e281 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e274), _e275))];
-        let _e285 = tree_27_;
-        tree_27_ = bitcast<u32>((bitcast<f32>(_e285) + bitcast<f32>(select(0u, _e281, _e275))));
+        let _e130 = (_e116 + 16i);
+        let _e131 = (_e130 < _e123);
+        let _e137 = lane_values[bitcast<u32>(select(_e125, (_e119 + _e130), _e131))];
+        let _e141 = tree_22_;
+        tree_22_ = bitcast<u32>((bitcast<f32>(_e141) + bitcast<f32>(select(0u, _e137, _e131))));
         workgroupBarrier();
-        let _e292 = tree_27_;
-        lane_values[bitcast<u32>(_e269)] = _e292;
+        let _e148 = tree_22_;
+        lane_values[bitcast<u32>(_e125)] = _e148;
         workgroupBarrier();
-        let _e297 = (_e260 + 8i);
-        let _e298 = (_e297 < _e267);
-        let _e304 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e297), _e298))];
-        let _e308 = tree_27_;
-        tree_27_ = bitcast<u32>((bitcast<f32>(_e308) + bitcast<f32>(select(0u, _e304, _e298))));
+        let _e153 = (_e116 + 8i);
+        let _e154 = (_e153 < _e123);
+        let _e160 = lane_values[bitcast<u32>(select(_e125, (_e119 + _e153), _e154))];
+        let _e164 = tree_22_;
+        tree_22_ = bitcast<u32>((bitcast<f32>(_e164) + bitcast<f32>(select(0u, _e160, _e154))));
         workgroupBarrier();
-        let _e315 = tree_27_;
-        lane_values[bitcast<u32>(_e269)] = _e315;
+        let _e171 = tree_22_;
+        lane_values[bitcast<u32>(_e125)] = _e171;
         workgroupBarrier();
-        let _e320 = (_e260 + 4i);
-        let _e321 = (_e320 < _e267);
-        let _e327 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e320), _e321))];
-        let _e331 = tree_27_;
-        tree_27_ = bitcast<u32>((bitcast<f32>(_e331) + bitcast<f32>(select(0u, _e327, _e321))));
+        let _e176 = (_e116 + 4i);
+        let _e177 = (_e176 < _e123);
+        let _e183 = lane_values[bitcast<u32>(select(_e125, (_e119 + _e176), _e177))];
+        let _e187 = tree_22_;
+        tree_22_ = bitcast<u32>((bitcast<f32>(_e187) + bitcast<f32>(select(0u, _e183, _e177))));
         workgroupBarrier();
-        let _e338 = tree_27_;
-        lane_values[bitcast<u32>(_e269)] = _e338;
+        let _e194 = tree_22_;
+        lane_values[bitcast<u32>(_e125)] = _e194;
         workgroupBarrier();
-        let _e343 = (_e260 + 2i);
-        let _e344 = (_e343 < _e267);
-        let _e350 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e343), _e344))];
-        let _e354 = tree_27_;
-        tree_27_ = bitcast<u32>((bitcast<f32>(_e354) + bitcast<f32>(select(0u, _e350, _e344))));
+        let _e199 = (_e116 + 2i);
+        let _e200 = (_e199 < _e123);
+        let _e206 = lane_values[bitcast<u32>(select(_e125, (_e119 + _e199), _e200))];
+        let _e210 = tree_22_;
+        tree_22_ = bitcast<u32>((bitcast<f32>(_e210) + bitcast<f32>(select(0u, _e206, _e200))));
         workgroupBarrier();
-        let _e361 = tree_27_;
-        lane_values[bitcast<u32>(_e269)] = _e361;
+        let _e217 = tree_22_;
+        lane_values[bitcast<u32>(_e125)] = _e217;
         workgroupBarrier();
-        let _e366 = (_e260 + 1i);
-        let _e367 = (_e366 < _e267);
-        let _e373 = lane_values[bitcast<u32>(select(_e269, (_e263 + _e366), _e367))];
-        let _e377 = tree_27_;
-        tree_27_ = bitcast<u32>((bitcast<f32>(_e377) + bitcast<f32>(select(0u, _e373, _e367))));
+        let _e222 = (_e116 + 1i);
+        let _e223 = (_e222 < _e123);
+        let _e229 = lane_values[bitcast<u32>(select(_e125, (_e119 + _e222), _e223))];
+        let _e233 = tree_22_;
+        tree_22_ = bitcast<u32>((bitcast<f32>(_e233) + bitcast<f32>(select(0u, _e229, _e223))));
         workgroupBarrier();
-        let _e384 = tree_27_;
-        lane_values[bitcast<u32>(_e269)] = _e384;
+        let _e240 = tree_22_;
+        lane_values[bitcast<u32>(_e125)] = _e240;
         workgroupBarrier();
-        let _e391 = lane_values[bitcast<u32>(_e263)];
+        let _e247 = lane_values[bitcast<u32>(_e119)];
         workgroupBarrier();
         if ((i32(local_index) % 32i) == 0i) {
-            lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e391;
+            lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e247;
         }
         workgroupBarrier();
-        let _e406 = i32(local_index);
-        let _e408 = (_e406 < 8i);
-        let _e413 = lane_values[bitcast<u32>(select(0i, _e406, _e408))];
-        let _e415 = select(0u, _e413, _e408);
-        tree_28_ = _e415;
-        let _e417 = (0i + _e406);
-        lane_values[bitcast<u32>(_e417)] = _e415;
+        let _e262 = i32(local_index);
+        let _e264 = (_e262 < 8i);
+        let _e269 = lane_values[bitcast<u32>(select(0i, _e262, _e264))];
+        let _e271 = select(0u, _e269, _e264);
+        tree_23_ = _e271;
+        let _e273 = (0i + _e262);
+        lane_values[bitcast<u32>(_e273)] = _e271;
         workgroupBarrier();
-        let _e422 = (_e406 + 4i);
-        let _e423 = (_e422 < 8i);
-        let _e429 = lane_values[bitcast<u32>(select(_e417, (0i + _e422), _e423))];
-        let _e433 = tree_28_;
-        tree_28_ = bitcast<u32>((bitcast<f32>(_e433) + bitcast<f32>(select(0u, _e429, _e423))));
+        let _e278 = (_e262 + 4i);
+        let _e279 = (_e278 < 8i);
+        let _e285 = lane_values[bitcast<u32>(select(_e273, (0i + _e278), _e279))];
+        let _e289 = tree_23_;
+        tree_23_ = bitcast<u32>((bitcast<f32>(_e289) + bitcast<f32>(select(0u, _e285, _e279))));
         workgroupBarrier();
-        let _e440 = tree_28_;
-        lane_values[bitcast<u32>(_e417)] = _e440;
+        let _e296 = tree_23_;
+        lane_values[bitcast<u32>(_e273)] = _e296;
         workgroupBarrier();
-        let _e445 = (_e406 + 2i);
-        let _e446 = (_e445 < 8i);
-        let _e452 = lane_values[bitcast<u32>(select(_e417, (0i + _e445), _e446))];
-        let _e456 = tree_28_;
-        tree_28_ = bitcast<u32>((bitcast<f32>(_e456) + bitcast<f32>(select(0u, _e452, _e446))));
+        let _e301 = (_e262 + 2i);
+        let _e302 = (_e301 < 8i);
+        let _e308 = lane_values[bitcast<u32>(select(_e273, (0i + _e301), _e302))];
+        let _e312 = tree_23_;
+        tree_23_ = bitcast<u32>((bitcast<f32>(_e312) + bitcast<f32>(select(0u, _e308, _e302))));
         workgroupBarrier();
-        let _e463 = tree_28_;
-        lane_values[bitcast<u32>(_e417)] = _e463;
+        let _e319 = tree_23_;
+        lane_values[bitcast<u32>(_e273)] = _e319;
         workgroupBarrier();
-        let _e468 = (_e406 + 1i);
-        let _e469 = (_e468 < 8i);
-        let _e475 = lane_values[bitcast<u32>(select(_e417, (0i + _e468), _e469))];
-        let _e479 = tree_28_;
-        tree_28_ = bitcast<u32>((bitcast<f32>(_e479) + bitcast<f32>(select(0u, _e475, _e469))));
+        let _e324 = (_e262 + 1i);
+        let _e325 = (_e324 < 8i);
+        let _e331 = lane_values[bitcast<u32>(select(_e273, (0i + _e324), _e325))];
+        let _e335 = tree_23_;
+        tree_23_ = bitcast<u32>((bitcast<f32>(_e335) + bitcast<f32>(select(0u, _e331, _e325))));
         workgroupBarrier();
-        let _e486 = tree_28_;
-        lane_values[bitcast<u32>(_e417)] = _e486;
+        let _e342 = tree_23_;
+        lane_values[bitcast<u32>(_e273)] = _e342;
         workgroupBarrier();
-        let _e493 = lane_values[bitcast<u32>(0i)];
-        let _e496 = active_18_;
-        if _e496 {
-            r13_ = bitcast<f32>(_e493);
+        let _e349 = lane_values[bitcast<u32>(0i)];
+        let _e352 = active_18_;
+        if _e352 {
+            r13_ = bitcast<f32>(_e349);
         }
-        let _e499 = active_18_;
-        if _e499 {
-            let _e501 = r13_;
-            total_14_ = _e501;
-        }
-        let _e504 = active_18_;
-        if _e504 {
+        let _e355 = active_18_;
+        if _e355 {
+            let _e357 = r13_;
+            total_14_ = _e357;
             r15_ = i32(local_index);
-        }
-        let _e509 = active_18_;
-        if _e509 {
-            let _e511 = r15_;
-            r16_ = (_e511 == 0i);
-        }
-        let _e516 = active_18_;
-        saved_29_ = _e516;
-        let _e519 = r16_;
-        let _e521 = saved_29_;
-        let _e522 = (_e521 && _e519);
-        taken_30_ = _e522;
-        active_18_ = _e522;
-        {
-            let _e526 = active_18_;
-            if _e526 {
-                let _e528 = total_14_;
-                Out[bitcast<u32>(0i)] = _e528;
+            let _e363 = r15_;
+            r16_ = (_e363 == 0i);
+            let _e368 = r16_;
+            if _e368 {
+                let _e370 = total_14_;
+                Out[bitcast<u32>(0i)] = _e370;
             }
         }
-        let _e535 = saved_29_;
-        let _e537 = taken_30_;
-        let _e541 = exited_19_;
-        active_18_ = ((_e535 && !(_e537)) && !(_e541));
-        {
-        }
-        let _e546 = saved_29_;
-        let _e548 = exited_19_;
-        active_18_ = (_e546 && !(_e548));
     }
 }

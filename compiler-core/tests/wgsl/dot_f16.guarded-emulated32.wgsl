@@ -49,16 +49,9 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
     var active_21_: bool;
     var exited_22_: bool;
     var vote_number_23_: u32;
-    var entry_24_: bool;
-    var broken_25_: bool;
-    var continued_26_: bool;
-    var left_27_: bool = false;
-    var saved_28_: bool;
-    var taken_29_: bool;
-    var tree_30_: u32;
-    var tree_31_: u32;
-    var saved_32_: bool;
-    var taken_33_: bool;
+    var left_24_: bool = false;
+    var tree_25_: u32;
+    var tree_26_: u32;
 
     active_21_ = true;
     exited_22_ = false;
@@ -67,341 +60,201 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e8 = active_21_;
         if _e8 {
             acc_0_ = 0f;
-        }
-        let _e12 = active_21_;
-        if _e12 {
             r1_ = i32(local_index);
-        }
-        let _e17 = active_21_;
-        if _e17 {
-            let _e20 = params.N;
-            r2_ = _e20;
-        }
-        let _e23 = active_21_;
-        if _e23 {
+            let _e16 = params.N;
+            r2_ = _e16;
             r3_ = 256i;
-        }
-        let _e27 = active_21_;
-        if _e27 {
-            let _e29 = r2_;
-            r4_ = _e29;
-        }
-        let _e32 = active_21_;
-        if _e32 {
-            let _e34 = r3_;
-            r5_ = _e34;
-        }
-        let _e37 = active_21_;
-        if _e37 {
-            let _e39 = r1_;
-            i_6_ = _e39;
-        }
-        let _e42 = active_21_;
-        entry_24_ = _e42;
-        broken_25_ = false;
-        left_27_ = false;
-        loop {
-            continued_26_ = false;
-            let _e52 = entry_24_;
-            let _e54 = exited_22_;
-            let _e56 = broken_25_;
-            let _e58 = continued_26_;
-            active_21_ = (_e52 && !((_e54 || (_e56 || _e58))));
-            let _e65 = vote_number_23_;
-            vote_number_23_ = (_e65 + 1u);
-            let _e70 = active_21_;
-            if _e70 {
-                let _e73 = vote_number_23_;
-                atomicMax((&workgroup_votes), _e73);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e78 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e78;
-            }
-            let _e81 = workgroupUniformLoad((&workgroup_any));
-            let _e83 = vote_number_23_;
-            if (u32((_e81 == _e83)) == 0u) {
-                left_27_ = true;
-                break;
-            }
-            let _e91 = active_21_;
-            if _e91 {
-                let _e101 = trips_20_;
-                let _e103 = (_e101 + 1u);
-                trips_20_ = _e103;
-                if (_e103 > 4096u) {
+            let _e21 = r2_;
+            r4_ = _e21;
+            let _e24 = r3_;
+            r5_ = _e24;
+            let _e27 = r1_;
+            i_6_ = _e27;
+            left_24_ = false;
+            loop {
+                let _e39 = trips_20_;
+                let _e41 = (_e39 + 1u);
+                trips_20_ = _e41;
+                if (_e41 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_22_ = true;
-                    active_21_ = false;
+                    left_24_ = true;
+                    break;
                 }
-            }
-            {
-                let _e107 = active_21_;
-                if _e107 {
-                    let _e109 = i_6_;
-                    let _e111 = r4_;
-                    r7_ = (_e109 < _e111);
-                }
-                let _e115 = active_21_;
-                if _e115 {
-                    let _e117 = r7_;
-                    r8_ = !(_e117);
-                }
-                let _e121 = active_21_;
-                saved_28_ = _e121;
-                let _e124 = r8_;
-                let _e126 = saved_28_;
-                let _e127 = (_e126 && _e124);
-                taken_29_ = _e127;
-                active_21_ = _e127;
                 {
-                    let _e131 = active_21_;
-                    let _e133 = broken_25_;
-                    broken_25_ = (_e133 || _e131);
-                    active_21_ = false;
-                }
-                let _e139 = saved_28_;
-                let _e141 = taken_29_;
-                let _e145 = exited_22_;
-                let _e147 = broken_25_;
-                let _e149 = continued_26_;
-                active_21_ = ((_e139 && !(_e141)) && !((_e145 || (_e147 || _e149))));
-                {
-                }
-                let _e156 = saved_28_;
-                let _e158 = exited_22_;
-                let _e160 = broken_25_;
-                let _e162 = continued_26_;
-                active_21_ = (_e156 && !((_e158 || (_e160 || _e162))));
-                let _e169 = active_21_;
-                if _e169 {
-                    let _e174 = i_6_;
-                    let _e175 = bitcast<u32>(_e174);
-                    let _e184 = A[(_e175 >> 1u)];
-                    let _e185 = (_e184 >> ((_e175 & 1u) << 4u));
-                    let _e187 = (_e185 & 32767u);
-                    let _e189 = (_e187 << 13u);
-                    r9_ = bitcast<f32>((select(select((_e189 + 939524096u), (_e189 | 2139095040u), (_e187 >= 31744u)), bitcast<u32>((f32(_e187) * 0.000000059604645f)), (_e187 < 1024u)) | ((_e185 & 32768u) << 16u)));
-                }
-                let _e212 = active_21_;
-                if _e212 {
-                    let _e214 = r9_;
-                    r10_ = _e214;
-                }
-                let _e217 = active_21_;
-                if _e217 {
-                    let _e222 = i_6_;
-                    let _e223 = bitcast<u32>(_e222);
-                    let _e232 = B[(_e223 >> 1u)];
-                    let _e233 = (_e232 >> ((_e223 & 1u) << 4u));
-                    let _e235 = (_e233 & 32767u);
-                    let _e237 = (_e235 << 13u);
-                    r11_ = bitcast<f32>((select(select((_e237 + 939524096u), (_e237 | 2139095040u), (_e235 >= 31744u)), bitcast<u32>((f32(_e235) * 0.000000059604645f)), (_e235 < 1024u)) | ((_e233 & 32768u) << 16u)));
-                }
-                let _e260 = active_21_;
-                if _e260 {
-                    let _e262 = r11_;
-                    r12_ = _e262;
-                }
-                let _e265 = active_21_;
-                if _e265 {
-                    let _e267 = r10_;
-                    let _e269 = r12_;
-                    r13_ = (_e267 * _e269);
-                }
-                let _e273 = active_21_;
-                if _e273 {
-                    let _e275 = acc_0_;
-                    let _e277 = r13_;
-                    r14_ = (_e275 + _e277);
-                }
-                let _e281 = active_21_;
-                if _e281 {
-                    let _e283 = r14_;
-                    acc_0_ = _e283;
-                }
-            }
-            continuing {
-                let _e286 = entry_24_;
-                continued_26_ = false;
-                let _e290 = exited_22_;
-                let _e292 = broken_25_;
-                let _e294 = continued_26_;
-                active_21_ = (_e286 && !((_e290 || (_e292 || _e294))));
-                {
-                    let _e301 = active_21_;
-                    if _e301 {
-                        let _e303 = i_6_;
-                        let _e305 = r5_;
-                        i_6_ = (_e303 + _e305);
+                    let _e45 = i_6_;
+                    let _e47 = r4_;
+                    r7_ = (_e45 < _e47);
+                    let _e51 = r7_;
+                    r8_ = !(_e51);
+                    let _e55 = r8_;
+                    if _e55 {
+                        left_24_ = true;
+                        break;
                     }
+                    let _e62 = i_6_;
+                    let _e63 = bitcast<u32>(_e62);
+                    let _e72 = A[(_e63 >> 1u)];
+                    let _e73 = (_e72 >> ((_e63 & 1u) << 4u));
+                    let _e75 = (_e73 & 32767u);
+                    let _e77 = (_e75 << 13u);
+                    r9_ = bitcast<f32>((select(select((_e77 + 939524096u), (_e77 | 2139095040u), (_e75 >= 31744u)), bitcast<u32>((f32(_e75) * 0.000000059604645f)), (_e75 < 1024u)) | ((_e73 & 32768u) << 16u)));
+                    let _e100 = r9_;
+                    r10_ = _e100;
+                    let _e106 = i_6_;
+                    let _e107 = bitcast<u32>(_e106);
+                    let _e116 = B[(_e107 >> 1u)];
+                    let _e117 = (_e116 >> ((_e107 & 1u) << 4u));
+                    let _e119 = (_e117 & 32767u);
+                    let _e121 = (_e119 << 13u);
+                    r11_ = bitcast<f32>((select(select((_e121 + 939524096u), (_e121 | 2139095040u), (_e119 >= 31744u)), bitcast<u32>((f32(_e119) * 0.000000059604645f)), (_e119 < 1024u)) | ((_e117 & 32768u) << 16u)));
+                    let _e144 = r11_;
+                    r12_ = _e144;
+                    let _e147 = r10_;
+                    let _e149 = r12_;
+                    r13_ = (_e147 * _e149);
+                    let _e153 = acc_0_;
+                    let _e155 = r13_;
+                    r14_ = (_e153 + _e155);
+                    let _e159 = r14_;
+                    acc_0_ = _e159;
+                }
+                continuing {
+                    let _e162 = i_6_;
+                    let _e164 = r5_;
+                    i_6_ = (_e162 + _e164);
                 }
             }
+            let _e168 = left_24_;
+            if !(_e168) {
+                loop_guard[0u] = 2147483649u;
+            }
         }
-        let _e309 = left_27_;
-        if !(_e309) {
-            loop_guard[0u] = 2147483649u;
-        }
-        let _e316 = entry_24_;
-        let _e318 = exited_22_;
-        active_21_ = (_e316 && !(_e318));
         storageBarrier();
         workgroupBarrier();
-        let _e323 = acc_0_;
-        let _e325 = active_21_;
-        let _e328 = select(0u, bitcast<u32>(_e323), _e325);
-        let _e332 = (i32(local_index) % 32i);
-        let _e335 = (i32(local_index) - _e332);
-        let _e339 = min(32i, (256i - _e335));
-        tree_30_ = _e328;
-        let _e341 = (_e335 + _e332);
-        lane_values[bitcast<u32>(_e341)] = _e328;
+        let _e175 = acc_0_;
+        let _e177 = active_21_;
+        let _e180 = select(0u, bitcast<u32>(_e175), _e177);
+        let _e184 = (i32(local_index) % 32i);
+        let _e187 = (i32(local_index) - _e184);
+        let _e191 = min(32i, (256i - _e187));
+        tree_25_ = _e180;
+        let _e193 = (_e187 + _e184);
+        lane_values[bitcast<u32>(_e193)] = _e180;
         workgroupBarrier();
-        let _e346 = (_e332 + 16i);
-        let _e347 = (_e346 < _e339);
-        let _e353 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e346), _e347))];
-        let _e357 = tree_30_;
-        tree_30_ = bitcast<u32>((bitcast<f32>(_e357) + bitcast<f32>(select(0u, _e353, _e347))));
+        let _e198 = (_e184 + 16i);
+        let _e199 = (_e198 < _e191);
+        let _e205 = lane_values[bitcast<u32>(select(_e193, (_e187 + _e198), _e199))];
+        let _e209 = tree_25_;
+        tree_25_ = bitcast<u32>((bitcast<f32>(_e209) + bitcast<f32>(select(0u, _e205, _e199))));
         workgroupBarrier();
-        let _e364 = tree_30_;
-        lane_values[bitcast<u32>(_e341)] = _e364;
+        let _e216 = tree_25_;
+        lane_values[bitcast<u32>(_e193)] = _e216;
         workgroupBarrier();
-        let _e369 = (_e332 + 8i);
-        let _e370 = (_e369 < _e339);
-        let _e376 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e369), _e370))];
-        let _e380 = tree_30_;
-        tree_30_ = bitcast<u32>((bitcast<f32>(_e380) + bitcast<f32>(select(0u, _e376, _e370))));
+        let _e221 = (_e184 + 8i);
+        let _e222 = (_e221 < _e191);
+        let _e228 = lane_values[bitcast<u32>(select(_e193, (_e187 + _e221), _e222))];
+        let _e232 = tree_25_;
+        tree_25_ = bitcast<u32>((bitcast<f32>(_e232) + bitcast<f32>(select(0u, _e228, _e222))));
         workgroupBarrier();
-        let _e387 = tree_30_;
-        lane_values[bitcast<u32>(_e341)] = _e387;
+        let _e239 = tree_25_;
+        lane_values[bitcast<u32>(_e193)] = _e239;
         workgroupBarrier();
-        let _e392 = (_e332 + 4i);
-        let _e393 = (_e392 < _e339);
-        let _e399 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e392), _e393))];
-        let _e403 = tree_30_;
-        tree_30_ = bitcast<u32>((bitcast<f32>(_e403) + bitcast<f32>(select(0u, _e399, _e393))));
+        let _e244 = (_e184 + 4i);
+        let _e245 = (_e244 < _e191);
+        let _e251 = lane_values[bitcast<u32>(select(_e193, (_e187 + _e244), _e245))];
+        let _e255 = tree_25_;
+        tree_25_ = bitcast<u32>((bitcast<f32>(_e255) + bitcast<f32>(select(0u, _e251, _e245))));
         workgroupBarrier();
-        let _e410 = tree_30_;
-        lane_values[bitcast<u32>(_e341)] = _e410;
+        let _e262 = tree_25_;
+        lane_values[bitcast<u32>(_e193)] = _e262;
         workgroupBarrier();
-        let _e415 = (_e332 + 2i);
-        let _e416 = (_e415 < _e339);
-        let _e422 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e415), _e416))];
-        let _e426 = tree_30_;
-        tree_30_ = bitcast<u32>((bitcast<f32>(_e426) + bitcast<f32>(select(0u, _e422, _e416))));
+        let _e267 = (_e184 + 2i);
+        let _e268 = (_e267 < _e191);
+        let _e274 = lane_values[bitcast<u32>(select(_e193, (_e187 + _e267), _e268))];
+        let _e278 = tree_25_;
+        tree_25_ = bitcast<u32>((bitcast<f32>(_e278) + bitcast<f32>(select(0u, _e274, _e268))));
         workgroupBarrier();
-        let _e433 = tree_30_;
-        lane_values[bitcast<u32>(_e341)] = _e433;
+        let _e285 = tree_25_;
+        lane_values[bitcast<u32>(_e193)] = _e285;
         workgroupBarrier();
-        let _e438 = (_e332 + 1i);
-        let _e439 = (_e438 < _e339);
-        let _e445 = lane_values[bitcast<u32>(select(_e341, (_e335 + _e438), _e439))];
-        let _e449 = tree_30_;
-        tree_30_ = bitcast<u32>((bitcast<f32>(_e449) + bitcast<f32>(select(0u, _e445, _e439))));
+        let _e290 = (_e184 + 1i);
+        let _e291 = (_e290 < _e191);
+        let _e297 = lane_values[bitcast<u32>(select(_e193, (_e187 + _e290), _e291))];
+        let _e301 = tree_25_;
+        tree_25_ = bitcast<u32>((bitcast<f32>(_e301) + bitcast<f32>(select(0u, _e297, _e291))));
         workgroupBarrier();
-        let _e456 = tree_30_;
-        lane_values[bitcast<u32>(_e341)] = _e456;
+        let _e308 = tree_25_;
+        lane_values[bitcast<u32>(_e193)] = _e308;
         workgroupBarrier();
-        let _e463 = lane_values[bitcast<u32>(_e335)];
+        let _e315 = lane_values[bitcast<u32>(_e187)];
         workgroupBarrier();
         if ((i32(local_index) % 32i) == 0i) {
-            lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e463;
+            lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e315;
         }
         workgroupBarrier();
-        let _e478 = i32(local_index);
-        let _e480 = (_e478 < 8i);
-        let _e485 = lane_values[bitcast<u32>(select(0i, _e478, _e480))];
-        let _e487 = select(0u, _e485, _e480);
-        tree_31_ = _e487;
-        let _e489 = (0i + _e478);
-        lane_values[bitcast<u32>(_e489)] = _e487;
+        let _e330 = i32(local_index);
+        let _e332 = (_e330 < 8i);
+        let _e337 = lane_values[bitcast<u32>(select(0i, _e330, _e332))];
+        let _e339 = select(0u, _e337, _e332);
+        tree_26_ = _e339;
+        let _e341 = (0i + _e330);
+        lane_values[bitcast<u32>(_e341)] = _e339;
         workgroupBarrier();
-        let _e494 = (_e478 + 4i);
-        let _e495 = (_e494 < 8i);
-        let _e501 = lane_values[bitcast<u32>(select(_e489, (0i + _e494), _e495))];
-        let _e505 = tree_31_;
-        tree_31_ = bitcast<u32>((bitcast<f32>(_e505) + bitcast<f32>(select(0u, _e501, _e495))));
+        let _e346 = (_e330 + 4i);
+        let _e347 = (_e346 < 8i);
+        let _e353 = lane_values[bitcast<u32>(select(_e341, (0i + _e346), _e347))];
+        let _e357 = tree_26_;
+        tree_26_ = bitcast<u32>((bitcast<f32>(_e357) + bitcast<f32>(select(0u, _e353, _e347))));
         workgroupBarrier();
-        let _e512 = tree_31_;
-        lane_values[bitcast<u32>(_e489)] = _e512;
+        let _e364 = tree_26_;
+        lane_values[bitcast<u32>(_e341)] = _e364;
         workgroupBarrier();
-        let _e517 = (_e478 + 2i);
-        let _e518 = (_e517 < 8i);
-        let _e524 = lane_values[bitcast<u32>(select(_e489, (0i + _e517), _e518))];
-        let _e528 = tree_31_;
-        tree_31_ = bitcast<u32>((bitcast<f32>(_e528) + bitcast<f32>(select(0u, _e524, _e518))));
+        let _e369 = (_e330 + 2i);
+        let _e370 = (_e369 < 8i);
+        let _e376 = lane_values[bitcast<u32>(select(_e341, (0i + _e369), _e370))];
+        let _e380 = tree_26_;
+        tree_26_ = bitcast<u32>((bitcast<f32>(_e380) + bitcast<f32>(select(0u, _e376, _e370))));
         workgroupBarrier();
-        let _e535 = tree_31_;
-        lane_values[bitcast<u32>(_e489)] = _e535;
+        let _e387 = tree_26_;
+        lane_values[bitcast<u32>(_e341)] = _e387;
         workgroupBarrier();
-        let _e540 = (_e478 + 1i);
-        let _e541 = (_e540 < 8i);
-        let _e547 = lane_values[bitcast<u32>(select(_e489, (0i + _e540), _e541))];
-        let _e551 = tree_31_;
-        tree_31_ = bitcast<u32>((bitcast<f32>(_e551) + bitcast<f32>(select(0u, _e547, _e541))));
+        let _e392 = (_e330 + 1i);
+        let _e393 = (_e392 < 8i);
+        let _e399 = lane_values[bitcast<u32>(select(_e341, (0i + _e392), _e393))];
+        let _e403 = tree_26_;
+        tree_26_ = bitcast<u32>((bitcast<f32>(_e403) + bitcast<f32>(select(0u, _e399, _e393))));
         workgroupBarrier();
-        let _e558 = tree_31_;
-        lane_values[bitcast<u32>(_e489)] = _e558;
+        let _e410 = tree_26_;
+        lane_values[bitcast<u32>(_e341)] = _e410;
         workgroupBarrier();
-        let _e565 = lane_values[bitcast<u32>(0i)];
-        let _e568 = active_21_;
-        if _e568 {
-            r15_ = bitcast<f32>(_e565);
+        let _e417 = lane_values[bitcast<u32>(0i)];
+        let _e420 = active_21_;
+        if _e420 {
+            r15_ = bitcast<f32>(_e417);
         }
-        let _e571 = active_21_;
-        if _e571 {
-            let _e573 = r15_;
-            total_16_ = _e573;
-        }
-        let _e576 = active_21_;
-        if _e576 {
+        let _e423 = active_21_;
+        if _e423 {
+            let _e425 = r15_;
+            total_16_ = _e425;
             r17_ = i32(local_index);
-        }
-        let _e581 = active_21_;
-        if _e581 {
-            let _e583 = r17_;
-            r18_ = (_e583 == 0i);
-        }
-        let _e588 = active_21_;
-        saved_32_ = _e588;
-        let _e591 = r18_;
-        let _e593 = saved_32_;
-        let _e594 = (_e593 && _e591);
-        taken_33_ = _e594;
-        active_21_ = _e594;
-        {
-            let _e598 = active_21_;
-            if _e598 {
-                let _e600 = total_16_;
-                let _e601 = bitcast<u32>(_e600);
-                let _e603 = (_e601 & 2147483647u);
-                r19_ = bitcast<f32>((select(select(select((((_e603 + 4095u) + ((_e603 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e603) * 16777216f)) * 0.000000059604645f)), (_e603 < 947912704u)), 2139095040u, (_e603 >= 1199566848u)), _e603, (_e603 > 2139095040u)) | (_e601 & 2147483648u)));
-            }
-            let _e635 = active_21_;
-            if _e635 {
-                let _e637 = r19_;
-                let _e640 = bitcast<u32>(0i);
-                let _e648 = ((_e640 & 1u) << 4u);
-                let _e649 = bitcast<u32>(_e637);
-                let _e651 = (_e649 & 2147483647u);
-                atomicAnd((&Out[(_e640 >> 1u)]), ~((65535u << _e648)));
-                atomicOr((&Out[(_e640 >> 1u)]), ((select(select(((_e651 >> 13u) - 114688u), u32((bitcast<f32>(_e651) * 16777216f)), (_e651 < 947912704u)), select(31744u, 32256u, (_e651 > 2139095040u)), (_e651 >= 2139095040u)) | ((_e649 >> 16u) & 32768u)) << _e648));
-            }
-            let _e680 = active_21_;
-            if _e680 {
-                let _e682 = total_16_;
-                Wide[bitcast<u32>(0i)] = _e682;
+            let _e431 = r17_;
+            r18_ = (_e431 == 0i);
+            let _e436 = r18_;
+            if _e436 {
+                let _e438 = total_16_;
+                let _e439 = bitcast<u32>(_e438);
+                let _e441 = (_e439 & 2147483647u);
+                r19_ = bitcast<f32>((select(select(select((((_e441 + 4095u) + ((_e441 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e441) * 16777216f)) * 0.000000059604645f)), (_e441 < 947912704u)), 2139095040u, (_e441 >= 1199566848u)), _e441, (_e441 > 2139095040u)) | (_e439 & 2147483648u)));
+                let _e473 = r19_;
+                let _e476 = bitcast<u32>(0i);
+                let _e484 = ((_e476 & 1u) << 4u);
+                let _e485 = bitcast<u32>(_e473);
+                let _e487 = (_e485 & 2147483647u);
+                atomicAnd((&Out[(_e476 >> 1u)]), ~((65535u << _e484)));
+                atomicOr((&Out[(_e476 >> 1u)]), ((select(select(((_e487 >> 13u) - 114688u), u32((bitcast<f32>(_e487) * 16777216f)), (_e487 < 947912704u)), select(31744u, 32256u, (_e487 > 2139095040u)), (_e487 >= 2139095040u)) | ((_e485 >> 16u) & 32768u)) << _e484));
+                let _e516 = total_16_;
+                Wide[bitcast<u32>(0i)] = _e516;
             }
         }
-        let _e689 = saved_32_;
-        let _e691 = taken_33_;
-        let _e695 = exited_22_;
-        active_21_ = ((_e689 && !(_e691)) && !(_e695));
-        {
-        }
-        let _e700 = saved_32_;
-        let _e702 = exited_22_;
-        active_21_ = (_e700 && !(_e702));
     }
 }

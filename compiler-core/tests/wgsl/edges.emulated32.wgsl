@@ -137,37 +137,23 @@ fn tessera_edges(@builtin(local_invocation_index) local_index: u32, @builtin(wor
     var active_102_: bool;
     var exited_103_: bool;
     var vote_number_104_: u32;
-    var saved_105_: bool;
-    var taken_106_: bool;
-    var infinity_107_: u32 = 2147483647u;
-    var infinity_108_: u32 = 2147483647u;
-    var infinity_109_: u32 = 4290772992u;
-    var infinity_110_: u32 = 4290772992u;
-    var infinity_111_: u32 = 2139095040u;
+    var infinity_105_: u32 = 2147483647u;
+    var infinity_106_: u32 = 2147483647u;
+    var infinity_107_: u32 = 4290772992u;
+    var infinity_108_: u32 = 4290772992u;
+    var infinity_109_: u32 = 2139095040u;
+    var infinity_110_: u32 = 2139095040u;
+    var infinity_111_: u32 = 4286578688u;
     var infinity_112_: u32 = 2139095040u;
     var infinity_113_: u32 = 4286578688u;
     var infinity_114_: u32 = 2139095040u;
-    var infinity_115_: u32 = 4286578688u;
-    var infinity_116_: u32 = 2139095040u;
-    var infinity_117_: u32 = 2139095040u;
-    var infinity_118_: u32 = 4290772992u;
-    var infinity_119_: u32 = 4290772992u;
-    var saved_120_: bool;
-    var taken_121_: bool;
-    var zero_122_: i32 = 0i;
-    var zero_123_: i32 = 0i;
-    var saved_124_: bool;
-    var taken_125_: bool;
-    var saved_126_: bool;
-    var taken_127_: bool;
-    var saved_128_: bool;
-    var taken_129_: bool;
-    var tree_130_: u32;
-    var tree_131_: u32;
-    var saved_132_: bool;
-    var taken_133_: bool;
-    var saved_134_: bool;
-    var taken_135_: bool;
+    var infinity_115_: u32 = 2139095040u;
+    var infinity_116_: u32 = 4290772992u;
+    var infinity_117_: u32 = 4290772992u;
+    var zero_118_: i32 = 0i;
+    var zero_119_: i32 = 0i;
+    var tree_120_: u32;
+    var tree_121_: u32;
 
     active_102_ = true;
     exited_103_ = false;
@@ -176,898 +162,439 @@ fn tessera_edges(@builtin(local_invocation_index) local_index: u32, @builtin(wor
         let _e7 = active_102_;
         if _e7 {
             r0_ = i32(block.x);
-        }
-        let _e13 = active_102_;
-        if _e13 {
             r1_ = 64i;
-        }
-        let _e17 = active_102_;
-        if _e17 {
-            let _e19 = r0_;
-            let _e21 = r1_;
-            r2_ = (_e19 * _e21);
-        }
-        let _e25 = active_102_;
-        if _e25 {
+            let _e15 = r0_;
+            let _e17 = r1_;
+            r2_ = (_e15 * _e17);
             r3_ = i32(local_index);
-        }
-        let _e30 = active_102_;
-        if _e30 {
-            let _e32 = r2_;
-            let _e34 = r3_;
-            r4_ = (_e32 + _e34);
-        }
-        let _e38 = active_102_;
-        if _e38 {
-            let _e40 = r4_;
-            i_5_ = _e40;
-        }
-        let _e43 = active_102_;
-        if _e43 {
-            let _e46 = params.N;
-            r6_ = _e46;
-        }
-        let _e49 = active_102_;
-        if _e49 {
-            let _e51 = i_5_;
-            let _e53 = r6_;
-            r7_ = (_e51 < _e53);
-        }
-        let _e57 = active_102_;
-        saved_105_ = _e57;
-        let _e60 = r7_;
-        let _e62 = saved_105_;
-        let _e63 = (_e62 && _e60);
-        taken_106_ = _e63;
-        active_102_ = _e63;
-        {
-            let _e67 = active_102_;
-            if _e67 {
-                let _e72 = i_5_;
-                let _e76 = F[bitcast<u32>(_e72)];
-                r8_ = _e76;
-            }
-            let _e79 = active_102_;
-            if _e79 {
-                let _e81 = r8_;
-                f_9_ = _e81;
-            }
-            let _e84 = active_102_;
-            if _e84 {
-                let _e86 = f_9_;
-                r10_ = round(_e86);
-            }
-            let _e90 = active_102_;
-            if _e90 {
-                let _e92 = r10_;
-                let _e96 = params.N;
-                let _e99 = i_5_;
-                M[bitcast<u32>(((0i * _e96) + _e99))] = _e92;
-            }
-            let _e106 = active_102_;
-            if _e106 {
-                let _e108 = f_9_;
-                r11_ = trunc(_e108);
-            }
-            let _e112 = active_102_;
-            if _e112 {
-                let _e114 = r11_;
-                let _e118 = params.N;
-                let _e121 = i_5_;
-                M[bitcast<u32>(((1i * _e118) + _e121))] = _e114;
-            }
-            let _e128 = active_102_;
-            if _e128 {
-                let _e130 = f_9_;
-                r12_ = select(select(select(_e130, 0f, (_e130 == 0f)), -1f, (_e130 < 0f)), 1f, (_e130 > 0f));
-            }
-            let _e142 = active_102_;
-            if _e142 {
-                let _e144 = r12_;
-                let _e148 = params.N;
-                let _e151 = i_5_;
-                M[bitcast<u32>(((2i * _e148) + _e151))] = _e144;
-            }
-            let _e158 = active_102_;
-            if _e158 {
-                let _e160 = f_9_;
-                r13_ = (_e160 * 0.125f);
-            }
-            let _e165 = active_102_;
-            if _e165 {
-                let _e167 = r13_;
-                let _e168 = abs(_e167);
-                let _e169 = (_e167 * _e167);
-                let _e187 = (1f - exp(fma(fma(fma(fma(fma(fma(_e168, -0.000017285347f, 0.00038319713f), _e169, fma(_e168, -0.0038839644f, 0.024254622f)), _e168, -0.10677788f), _e168, -0.6348467f), _e168, -0.12871751f), _e168, -(_e168))));
-                r14_ = select(fma(fma(fma(fma(fma(fma(_e169, -0.0005967617f, 0.0049911942f), _e169, -0.026768135f), _e169, 0.112819925f), _e169, -0.37612534f), _e169, 0.12837917f), _e167, _e167), select(_e187, -(_e187), (_e167 < 0f)), (_e168 > 0.9277344f));
-            }
-            let _e209 = active_102_;
-            if _e209 {
-                let _e211 = r14_;
-                let _e215 = params.N;
-                let _e218 = i_5_;
-                M[bitcast<u32>(((3i * _e215) + _e218))] = _e211;
-            }
-            let _e225 = active_102_;
-            if _e225 {
-                let _e227 = f_9_;
-                r15_ = abs(_e227);
-            }
-            let _e231 = active_102_;
-            if _e231 {
-                let _e233 = r15_;
-                r16_ = (_e233 < 1000f);
-            }
-            let _e238 = active_102_;
-            if _e238 {
-                let _e240 = f_9_;
-                r17_ = (_e240 * 0.1f);
-            }
-            let _e245 = active_102_;
-            if _e245 {
-                let _e247 = r16_;
-                let _e249 = r17_;
-                r18_ = select(2f, _e249, _e247);
-            }
-            let _e254 = active_102_;
-            if _e254 {
-                let _e256 = r18_;
-                g_19_ = _e256;
-            }
-            let _e259 = active_102_;
-            if _e259 {
+            let _e24 = r2_;
+            let _e26 = r3_;
+            r4_ = (_e24 + _e26);
+            let _e30 = r4_;
+            i_5_ = _e30;
+            let _e34 = params.N;
+            r6_ = _e34;
+            let _e37 = i_5_;
+            let _e39 = r6_;
+            r7_ = (_e37 < _e39);
+            let _e43 = r7_;
+            if _e43 {
+                let _e48 = i_5_;
+                let _e52 = F[bitcast<u32>(_e48)];
+                r8_ = _e52;
+                let _e55 = r8_;
+                f_9_ = _e55;
+                let _e58 = f_9_;
+                r10_ = round(_e58);
+                let _e62 = r10_;
+                let _e66 = params.N;
+                let _e69 = i_5_;
+                M[bitcast<u32>(((0i * _e66) + _e69))] = _e62;
+                let _e76 = f_9_;
+                r11_ = trunc(_e76);
+                let _e80 = r11_;
+                let _e84 = params.N;
+                let _e87 = i_5_;
+                M[bitcast<u32>(((1i * _e84) + _e87))] = _e80;
+                let _e94 = f_9_;
+                r12_ = select(select(select(_e94, 0f, (_e94 == 0f)), -1f, (_e94 < 0f)), 1f, (_e94 > 0f));
+                let _e106 = r12_;
+                let _e110 = params.N;
+                let _e113 = i_5_;
+                M[bitcast<u32>(((2i * _e110) + _e113))] = _e106;
+                let _e120 = f_9_;
+                r13_ = (_e120 * 0.125f);
+                let _e125 = r13_;
+                let _e126 = abs(_e125);
+                let _e127 = (_e125 * _e125);
+                let _e145 = (1f - exp(fma(fma(fma(fma(fma(fma(_e126, -0.000017285347f, 0.00038319713f), _e127, fma(_e126, -0.0038839644f, 0.024254622f)), _e126, -0.10677788f), _e126, -0.6348467f), _e126, -0.12871751f), _e126, -(_e126))));
+                r14_ = select(fma(fma(fma(fma(fma(fma(_e127, -0.0005967617f, 0.0049911942f), _e127, -0.026768135f), _e127, 0.112819925f), _e127, -0.37612534f), _e127, 0.12837917f), _e125, _e125), select(_e145, -(_e145), (_e125 < 0f)), (_e126 > 0.9277344f));
+                let _e167 = r14_;
+                let _e171 = params.N;
+                let _e174 = i_5_;
+                M[bitcast<u32>(((3i * _e171) + _e174))] = _e167;
+                let _e181 = f_9_;
+                r15_ = abs(_e181);
+                let _e185 = r15_;
+                r16_ = (_e185 < 1000f);
+                let _e190 = f_9_;
+                r17_ = (_e190 * 0.1f);
+                let _e195 = r16_;
+                let _e197 = r17_;
+                r18_ = select(2f, _e197, _e195);
+                let _e202 = r18_;
+                g_19_ = _e202;
+                let _e208 = i_5_;
+                let _e212 = X[bitcast<u32>(_e208)];
+                r20_ = _e212;
+                let _e215 = r20_;
+                r21_ = (_e215 % 7i);
+                let _e220 = r21_;
+                r22_ = (_e220 - 3i);
+                let _e225 = r22_;
+                r23_ = f32(_e225);
+                let _e229 = g_19_;
+                let _e231 = r23_;
+                let _e233 = pow(abs(_e229), _e231);
+                let _e237 = (_e231 * 0.5f);
+                let _e244 = infinity_105_;
+                r24_ = select(select(_e233, select(select(_e233, -(_e233), (trunc(_e237) != _e237)), bitcast<f32>(_e244), (trunc(_e231) != _e231)), (_e229 < 0f)), 1f, ((_e231 == 0f) || (_e229 == 1f)));
+                let _e257 = r24_;
+                let _e261 = params.N;
                 let _e264 = i_5_;
-                let _e268 = X[bitcast<u32>(_e264)];
-                r20_ = _e268;
-            }
-            let _e271 = active_102_;
-            if _e271 {
-                let _e273 = r20_;
-                r21_ = (_e273 % 7i);
-            }
-            let _e278 = active_102_;
-            if _e278 {
-                let _e280 = r21_;
-                r22_ = (_e280 - 3i);
-            }
-            let _e285 = active_102_;
-            if _e285 {
-                let _e287 = r22_;
-                r23_ = f32(_e287);
-            }
-            let _e291 = active_102_;
-            if _e291 {
-                let _e293 = g_19_;
-                let _e295 = r23_;
-                let _e297 = pow(abs(_e293), _e295);
-                let _e301 = (_e295 * 0.5f);
-                let _e308 = infinity_107_;
-                r24_ = select(select(_e297, select(select(_e297, -(_e297), (trunc(_e301) != _e301)), bitcast<f32>(_e308), (trunc(_e295) != _e295)), (_e293 < 0f)), 1f, ((_e295 == 0f) || (_e293 == 1f)));
-            }
-            let _e321 = active_102_;
-            if _e321 {
-                let _e323 = r24_;
-                let _e327 = params.N;
-                let _e330 = i_5_;
-                M[bitcast<u32>(((4i * _e327) + _e330))] = _e323;
-            }
-            let _e337 = active_102_;
-            if _e337 {
-                let _e339 = g_19_;
-                let _e342 = pow(abs(_e339), 0.5f);
-                let _e346 = (0.5f * 0.5f);
-                let _e353 = infinity_108_;
-                r25_ = select(select(_e342, select(select(_e342, -(_e342), (trunc(_e346) != _e346)), bitcast<f32>(_e353), (trunc(0.5f) != 0.5f)), (_e339 < 0f)), 1f, ((0.5f == 0f) || (_e339 == 1f)));
-            }
-            let _e366 = active_102_;
-            if _e366 {
-                let _e368 = r25_;
-                let _e372 = params.N;
-                let _e375 = i_5_;
-                M[bitcast<u32>(((5i * _e372) + _e375))] = _e368;
-            }
-            let _e382 = active_102_;
-            if _e382 {
-                let _e385 = infinity_109_;
-                r26_ = bitcast<f32>(_e385);
-            }
-            let _e389 = active_102_;
-            if _e389 {
-                let _e392 = infinity_110_;
-                let _e397 = params.N;
-                let _e400 = i_5_;
-                M[bitcast<u32>(((6i * _e397) + _e400))] = bitcast<f32>(_e392);
-            }
-            let _e407 = active_102_;
-            if _e407 {
-                let _e409 = i_5_;
-                r27_ = (_e409 % 2i);
-            }
-            let _e414 = active_102_;
-            if _e414 {
-                let _e416 = r27_;
-                r28_ = (_e416 == 0i);
-            }
-            let _e421 = active_102_;
-            if _e421 {
-                let _e424 = infinity_111_;
-                r29_ = bitcast<f32>(_e424);
-            }
-            let _e428 = active_102_;
-            if _e428 {
-                let _e431 = infinity_112_;
-                r30_ = bitcast<f32>(_e431);
-            }
-            let _e435 = active_102_;
-            if _e435 {
-                let _e438 = infinity_113_;
-                r31_ = bitcast<f32>(_e438);
-            }
-            let _e442 = active_102_;
-            if _e442 {
-                let _e444 = r28_;
-                let _e447 = infinity_114_;
-                let _e451 = infinity_115_;
-                r32_ = select(bitcast<f32>(_e451), bitcast<f32>(_e447), _e444);
-            }
-            let _e456 = active_102_;
-            if _e456 {
-                let _e458 = r32_;
-                let _e462 = params.N;
-                let _e465 = i_5_;
-                M[bitcast<u32>(((7i * _e462) + _e465))] = _e458;
-            }
-            let _e472 = active_102_;
-            if _e472 {
-                let _e475 = infinity_116_;
-                r33_ = bitcast<f32>(_e475);
-            }
-            let _e479 = active_102_;
-            if _e479 {
-                let _e481 = i_5_;
-                r34_ = (_e481 % 2i);
-            }
-            let _e486 = active_102_;
-            if _e486 {
-                let _e488 = r34_;
-                r35_ = f32(_e488);
-            }
-            let _e492 = active_102_;
-            if _e492 {
-                let _e494 = r35_;
-                r36_ = (_e494 * 0f);
-            }
-            let _e499 = active_102_;
-            if _e499 {
-                let _e502 = infinity_117_;
-                let _e505 = r36_;
-                r37_ = (bitcast<f32>(_e502) + _e505);
-            }
-            let _e509 = active_102_;
-            if _e509 {
-                let _e511 = r37_;
-                let _e515 = params.N;
-                let _e518 = i_5_;
-                M[bitcast<u32>(((8i * _e515) + _e518))] = _e511;
-            }
-            let _e525 = active_102_;
-            if _e525 {
+                M[bitcast<u32>(((4i * _e261) + _e264))] = _e257;
+                let _e271 = g_19_;
+                let _e274 = pow(abs(_e271), 0.5f);
+                let _e278 = (0.5f * 0.5f);
+                let _e285 = infinity_106_;
+                r25_ = select(select(_e274, select(select(_e274, -(_e274), (trunc(_e278) != _e278)), bitcast<f32>(_e285), (trunc(0.5f) != 0.5f)), (_e271 < 0f)), 1f, ((0.5f == 0f) || (_e271 == 1f)));
+                let _e298 = r25_;
+                let _e302 = params.N;
+                let _e305 = i_5_;
+                M[bitcast<u32>(((5i * _e302) + _e305))] = _e298;
+                let _e313 = infinity_107_;
+                r26_ = bitcast<f32>(_e313);
+                let _e318 = infinity_108_;
+                let _e323 = params.N;
+                let _e326 = i_5_;
+                M[bitcast<u32>(((6i * _e323) + _e326))] = bitcast<f32>(_e318);
+                let _e333 = i_5_;
+                r27_ = (_e333 % 2i);
+                let _e338 = r27_;
+                r28_ = (_e338 == 0i);
+                let _e344 = infinity_109_;
+                r29_ = bitcast<f32>(_e344);
+                let _e349 = infinity_110_;
+                r30_ = bitcast<f32>(_e349);
+                let _e354 = infinity_111_;
+                r31_ = bitcast<f32>(_e354);
+                let _e358 = r28_;
+                let _e361 = infinity_112_;
+                let _e365 = infinity_113_;
+                r32_ = select(bitcast<f32>(_e365), bitcast<f32>(_e361), _e358);
+                let _e370 = r32_;
+                let _e374 = params.N;
+                let _e377 = i_5_;
+                M[bitcast<u32>(((7i * _e374) + _e377))] = _e370;
+                let _e385 = infinity_114_;
+                r33_ = bitcast<f32>(_e385);
+                let _e389 = i_5_;
+                r34_ = (_e389 % 2i);
+                let _e394 = r34_;
+                r35_ = f32(_e394);
+                let _e398 = r35_;
+                r36_ = (_e398 * 0f);
+                let _e404 = infinity_115_;
+                let _e407 = r36_;
+                r37_ = (bitcast<f32>(_e404) + _e407);
+                let _e411 = r37_;
+                let _e415 = params.N;
+                let _e418 = i_5_;
+                M[bitcast<u32>(((8i * _e415) + _e418))] = _e411;
                 r38_ = -1f;
-            }
-            let _e529 = active_102_;
-            if _e529 {
-                let _e532 = infinity_118_;
-                r39_ = bitcast<f32>(_e532);
-            }
-            let _e536 = active_102_;
-            if _e536 {
-                let _e539 = infinity_119_;
-                let _e544 = params.N;
-                let _e547 = i_5_;
-                M[bitcast<u32>(((9i * _e544) + _e547))] = bitcast<f32>(_e539);
-            }
-            let _e554 = active_102_;
-            if _e554 {
-                let _e559 = i_5_;
-                let _e563 = X[bitcast<u32>(_e559)];
-                r40_ = _e563;
-            }
-            let _e566 = active_102_;
-            if _e566 {
-                let _e568 = r40_;
-                r41_ = (_e568 - 100i);
-            }
-            let _e573 = active_102_;
-            if _e573 {
-                let _e575 = r41_;
-                r42_ = select(select(select(_e575, 0i, (_e575 == 0i)), -1i, (_e575 < 0i)), 1i, (_e575 > 0i));
-            }
-            let _e587 = active_102_;
-            if _e587 {
-                let _e592 = i_5_;
-                let _e596 = X[bitcast<u32>(_e592)];
-                r43_ = _e596;
-            }
-            let _e599 = active_102_;
-            if _e599 {
-                let _e601 = r43_;
-                r44_ = u32(_e601);
-            }
-            let _e605 = active_102_;
-            if _e605 {
-                let _e607 = r44_;
-                r45_ = select(0u, 1u, (_e607 > 0u));
-            }
-            let _e614 = active_102_;
-            if _e614 {
-                let _e616 = r45_;
-                r46_ = i32(_e616);
-            }
-            let _e620 = active_102_;
-            if _e620 {
-                let _e622 = r42_;
-                let _e624 = r46_;
-                r47_ = (_e622 + _e624);
-            }
-            let _e628 = active_102_;
-            if _e628 {
-                let _e630 = r47_;
-                let _e635 = i_5_;
-                S[bitcast<u32>(_e635)] = _e630;
-            }
-            let _e640 = active_102_;
-            if _e640 {
-                let _e645 = i_5_;
-                let _e649 = F[bitcast<u32>(_e645)];
-                r48_ = _e649;
-            }
-            let _e652 = active_102_;
-            if _e652 {
-                let _e654 = r48_;
-                let _e664 = bitcast<u32>(_e654);
-                let _e666 = (_e664 & 2147483647u);
-                r49_ = select(select(select(select(i32(_e654), 2147483647i, (_e654 >= 2147483600f)), i32(-2147483648), (_e654 < -2147483600f)), select(2147483647i, i32(-2147483648), (_e664 >= 2147483648u)), (_e666 == 2139095040u)), 0i, (_e666 > 2139095040u));
-            }
-            let _e678 = active_102_;
-            if _e678 {
-                let _e680 = r49_;
-                let _e685 = i_5_;
-                I[bitcast<u32>(_e685)] = _e680;
-            }
-            let _e690 = active_102_;
-            if _e690 {
-                let _e695 = i_5_;
-                let _e699 = F[bitcast<u32>(_e695)];
-                r50_ = _e699;
-            }
-            let _e702 = active_102_;
-            if _e702 {
-                let _e704 = r50_;
-                let _e714 = bitcast<u32>(_e704);
-                let _e716 = (_e714 & 2147483647u);
-                r51_ = select(select(select(select(u32(_e704), 4294967295u, (_e704 >= 4294967300f)), 0u, (_e704 < 0f)), select(4294967295u, 0u, (_e714 >= 2147483648u)), (_e716 == 2139095040u)), 0u, (_e716 > 2139095040u));
-            }
-            let _e728 = active_102_;
-            if _e728 {
-                let _e730 = r51_;
-                let _e735 = i_5_;
-                U[bitcast<u32>(_e735)] = _e730;
-            }
-            let _e740 = active_102_;
-            if _e740 {
-                let _e745 = i_5_;
-                let _e749 = X[bitcast<u32>(_e745)];
-                r52_ = _e749;
-            }
-            let _e752 = active_102_;
-            if _e752 {
-                let _e754 = r52_;
-                r53_ = u32(_e754);
-            }
-            let _e758 = active_102_;
-            if _e758 {
-                let _e760 = r53_;
-                n_54_ = _e760;
-            }
-            let _e763 = active_102_;
-            if _e763 {
-                let _e766 = n_54_;
-                r55_ = (0u - _e766);
-            }
-            let _e770 = active_102_;
-            if _e770 {
-                let _e772 = r55_;
-                let _e777 = i_5_;
-                V[bitcast<u32>(_e777)] = _e772;
-            }
-            let _e782 = active_102_;
-            if _e782 {
-                let _e787 = i_5_;
-                let _e791 = X[bitcast<u32>(_e787)];
-                r56_ = _e791;
-            }
-            let _e794 = active_102_;
-            if _e794 {
-                let _e796 = r56_;
-                r57_ = (_e796 << bitcast<u32>(8i));
-            }
-            let _e802 = active_102_;
-            if _e802 {
-                let _e807 = i_5_;
-                let _e811 = X[bitcast<u32>(_e807)];
-                r58_ = _e811;
-            }
-            let _e814 = active_102_;
-            if _e814 {
-                let _e816 = r58_;
-                r59_ = (_e816 >> bitcast<u32>(1i));
-            }
-            let _e822 = active_102_;
-            if _e822 {
-                let _e824 = r57_;
-                let _e826 = r59_;
-                r60_ = (_e824 + _e826);
-            }
-            let _e830 = active_102_;
-            if _e830 {
-                let _e832 = r60_;
-                y_61_ = _e832;
-            }
-            let _e835 = active_102_;
-            if _e835 {
-                let _e840 = i_5_;
-                let _e844 = X[bitcast<u32>(_e840)];
-                r62_ = _e844;
-            }
-            let _e847 = active_102_;
-            if _e847 {
+                let _e428 = infinity_116_;
+                r39_ = bitcast<f32>(_e428);
+                let _e433 = infinity_117_;
+                let _e438 = params.N;
+                let _e441 = i_5_;
+                M[bitcast<u32>(((9i * _e438) + _e441))] = bitcast<f32>(_e433);
+                let _e451 = i_5_;
+                let _e455 = X[bitcast<u32>(_e451)];
+                r40_ = _e455;
+                let _e458 = r40_;
+                r41_ = (_e458 - 100i);
+                let _e463 = r41_;
+                r42_ = select(select(select(_e463, 0i, (_e463 == 0i)), -1i, (_e463 < 0i)), 1i, (_e463 > 0i));
+                let _e478 = i_5_;
+                let _e482 = X[bitcast<u32>(_e478)];
+                r43_ = _e482;
+                let _e485 = r43_;
+                r44_ = u32(_e485);
+                let _e489 = r44_;
+                r45_ = select(0u, 1u, (_e489 > 0u));
+                let _e496 = r45_;
+                r46_ = i32(_e496);
+                let _e500 = r42_;
+                let _e502 = r46_;
+                r47_ = (_e500 + _e502);
+                let _e506 = r47_;
+                let _e511 = i_5_;
+                S[bitcast<u32>(_e511)] = _e506;
+                let _e519 = i_5_;
+                let _e523 = F[bitcast<u32>(_e519)];
+                r48_ = _e523;
+                let _e526 = r48_;
+                let _e536 = bitcast<u32>(_e526);
+                let _e538 = (_e536 & 2147483647u);
+                r49_ = select(select(select(select(i32(_e526), 2147483647i, (_e526 >= 2147483600f)), i32(-2147483648), (_e526 < -2147483600f)), select(2147483647i, i32(-2147483648), (_e536 >= 2147483648u)), (_e538 == 2139095040u)), 0i, (_e538 > 2139095040u));
+                let _e550 = r49_;
+                let _e555 = i_5_;
+                I[bitcast<u32>(_e555)] = _e550;
+                let _e563 = i_5_;
+                let _e567 = F[bitcast<u32>(_e563)];
+                r50_ = _e567;
+                let _e570 = r50_;
+                let _e580 = bitcast<u32>(_e570);
+                let _e582 = (_e580 & 2147483647u);
+                r51_ = select(select(select(select(u32(_e570), 4294967295u, (_e570 >= 4294967300f)), 0u, (_e570 < 0f)), select(4294967295u, 0u, (_e580 >= 2147483648u)), (_e582 == 2139095040u)), 0u, (_e582 > 2139095040u));
+                let _e594 = r51_;
+                let _e599 = i_5_;
+                U[bitcast<u32>(_e599)] = _e594;
+                let _e607 = i_5_;
+                let _e611 = X[bitcast<u32>(_e607)];
+                r52_ = _e611;
+                let _e614 = r52_;
+                r53_ = u32(_e614);
+                let _e618 = r53_;
+                n_54_ = _e618;
+                let _e622 = n_54_;
+                r55_ = (0u - _e622);
+                let _e626 = r55_;
+                let _e631 = i_5_;
+                V[bitcast<u32>(_e631)] = _e626;
+                let _e639 = i_5_;
+                let _e643 = X[bitcast<u32>(_e639)];
+                r56_ = _e643;
+                let _e646 = r56_;
+                r57_ = (_e646 << bitcast<u32>(8i));
+                let _e655 = i_5_;
+                let _e659 = X[bitcast<u32>(_e655)];
+                r58_ = _e659;
+                let _e662 = r58_;
+                r59_ = (_e662 >> bitcast<u32>(1i));
+                let _e668 = r57_;
+                let _e670 = r59_;
+                r60_ = (_e668 + _e670);
+                let _e674 = r60_;
+                y_61_ = _e674;
+                let _e680 = i_5_;
+                let _e684 = X[bitcast<u32>(_e680)];
+                r62_ = _e684;
                 r63_ = -123456i;
-            }
-            let _e851 = active_102_;
-            if _e851 {
-                let _e853 = r62_;
-                r64_ = (_e853 == -123456i);
-            }
-            let _e858 = active_102_;
-            saved_120_ = _e858;
-            let _e861 = r64_;
-            let _e863 = saved_120_;
-            let _e864 = (_e863 && _e861);
-            taken_121_ = _e864;
-            active_102_ = _e864;
-            {
-                let _e868 = active_102_;
-                if _e868 {
-                    let _e873 = i_5_;
-                    let _e877 = X[bitcast<u32>(_e873)];
-                    r65_ = _e877;
+                let _e689 = r62_;
+                r64_ = (_e689 == -123456i);
+                let _e694 = r64_;
+                if _e694 {
+                    let _e699 = i_5_;
+                    let _e703 = X[bitcast<u32>(_e699)];
+                    r65_ = _e703;
+                    let _e706 = r65_;
+                    let _e709 = zero_118_;
+                    r66_ = (_e706 / _e709);
+                    let _e713 = y_61_;
+                    let _e715 = r66_;
+                    r67_ = (_e713 + _e715);
+                    let _e722 = i_5_;
+                    let _e726 = X[bitcast<u32>(_e722)];
+                    r68_ = _e726;
+                    let _e729 = r68_;
+                    let _e732 = zero_119_;
+                    r69_ = (_e729 % _e732);
+                    let _e736 = r67_;
+                    let _e738 = r69_;
+                    r70_ = (_e736 + _e738);
+                    let _e742 = r70_;
+                    y_61_ = _e742;
                 }
-                let _e880 = active_102_;
-                if _e880 {
-                    let _e882 = r65_;
-                    let _e885 = zero_122_;
-                    r66_ = (_e882 / _e885);
-                }
-                let _e889 = active_102_;
-                if _e889 {
-                    let _e891 = y_61_;
-                    let _e893 = r66_;
-                    r67_ = (_e891 + _e893);
-                }
-                let _e897 = active_102_;
-                if _e897 {
-                    let _e902 = i_5_;
-                    let _e906 = X[bitcast<u32>(_e902)];
-                    r68_ = _e906;
-                }
-                let _e909 = active_102_;
-                if _e909 {
-                    let _e911 = r68_;
-                    let _e914 = zero_123_;
-                    r69_ = (_e911 % _e914);
-                }
-                let _e918 = active_102_;
-                if _e918 {
-                    let _e920 = r67_;
-                    let _e922 = r69_;
-                    r70_ = (_e920 + _e922);
-                }
-                let _e926 = active_102_;
-                if _e926 {
-                    let _e928 = r70_;
-                    y_61_ = _e928;
-                }
-            }
-            let _e931 = saved_120_;
-            let _e933 = taken_121_;
-            let _e937 = exited_103_;
-            active_102_ = ((_e931 && !(_e933)) && !(_e937));
-            {
-            }
-            let _e942 = saved_120_;
-            let _e944 = exited_103_;
-            active_102_ = (_e942 && !(_e944));
-            let _e949 = active_102_;
-            if _e949 {
-                let _e951 = y_61_;
-                let _e956 = i_5_;
-                T[bitcast<u32>(_e956)] = _e951;
+                let _e745 = y_61_;
+                let _e750 = i_5_;
+                T[bitcast<u32>(_e750)] = _e745;
             }
         }
-        let _e961 = saved_105_;
-        let _e963 = taken_106_;
-        let _e967 = exited_103_;
-        active_102_ = ((_e961 && !(_e963)) && !(_e967));
-        {
-        }
-        let _e972 = saved_105_;
-        let _e974 = exited_103_;
-        active_102_ = (_e972 && !(_e974));
         storageBarrier();
         workgroupBarrier();
-        let _e979 = active_102_;
-        if _e979 {
+        let _e755 = active_102_;
+        if _e755 {
             r71_ = i32(block.x);
-        }
-        let _e985 = active_102_;
-        if _e985 {
             r72_ = 64i;
-        }
-        let _e989 = active_102_;
-        if _e989 {
-            let _e991 = r71_;
-            let _e993 = r72_;
-            r73_ = (_e991 * _e993);
-        }
-        let _e997 = active_102_;
-        if _e997 {
+            let _e763 = r71_;
+            let _e765 = r72_;
+            r73_ = (_e763 * _e765);
             r74_ = i32(local_index);
-        }
-        let _e1002 = active_102_;
-        if _e1002 {
-            let _e1004 = r74_;
-            r75_ = (_e1004 + 1i);
-        }
-        let _e1009 = active_102_;
-        if _e1009 {
+            let _e772 = r74_;
+            r75_ = (_e772 + 1i);
             r76_ = 64i;
-        }
-        let _e1013 = active_102_;
-        if _e1013 {
-            let _e1015 = r75_;
-            let _e1017 = r76_;
-            r77_ = (_e1015 % _e1017);
-        }
-        let _e1021 = active_102_;
-        if _e1021 {
-            let _e1023 = r73_;
-            let _e1025 = r77_;
-            r78_ = (_e1023 + _e1025);
-        }
-        let _e1029 = active_102_;
-        if _e1029 {
-            let _e1031 = r78_;
-            j_79_ = _e1031;
-        }
-        let _e1034 = active_102_;
-        if _e1034 {
-            let _e1037 = params.N;
-            r80_ = _e1037;
-        }
-        let _e1040 = active_102_;
-        if _e1040 {
-            let _e1042 = i_5_;
-            let _e1044 = r80_;
-            r81_ = (_e1042 < _e1044);
-        }
-        let _e1048 = active_102_;
-        if _e1048 {
-            let _e1050 = r81_;
-            r82_ = _e1050;
-        }
-        let _e1053 = active_102_;
-        saved_124_ = _e1053;
-        let _e1056 = r82_;
-        let _e1058 = saved_124_;
-        let _e1059 = (_e1058 && _e1056);
-        taken_125_ = _e1059;
-        active_102_ = _e1059;
-        {
-            let _e1063 = active_102_;
-            if _e1063 {
-                let _e1066 = params.N;
-                r83_ = _e1066;
+            let _e779 = r75_;
+            let _e781 = r76_;
+            r77_ = (_e779 % _e781);
+            let _e785 = r73_;
+            let _e787 = r77_;
+            r78_ = (_e785 + _e787);
+            let _e791 = r78_;
+            j_79_ = _e791;
+            let _e795 = params.N;
+            r80_ = _e795;
+            let _e798 = i_5_;
+            let _e800 = r80_;
+            r81_ = (_e798 < _e800);
+            let _e804 = r81_;
+            r82_ = _e804;
+            let _e807 = r82_;
+            if _e807 {
+                let _e810 = params.N;
+                r83_ = _e810;
+                let _e813 = j_79_;
+                let _e815 = r83_;
+                r84_ = (_e813 < _e815);
+                let _e819 = r84_;
+                r82_ = _e819;
             }
-            let _e1069 = active_102_;
-            if _e1069 {
-                let _e1071 = j_79_;
-                let _e1073 = r83_;
-                r84_ = (_e1071 < _e1073);
-            }
-            let _e1077 = active_102_;
-            if _e1077 {
-                let _e1079 = r84_;
-                r82_ = _e1079;
+            let _e822 = r82_;
+            if _e822 {
+                let _e827 = j_79_;
+                let _e831 = T[bitcast<u32>(_e827)];
+                r85_ = _e831;
+                let _e834 = r85_;
+                r86_ = (_e834 + 1i);
+                let _e839 = r86_;
+                let _e844 = i_5_;
+                Y[bitcast<u32>(_e844)] = _e839;
             }
         }
-        let _e1082 = saved_124_;
-        let _e1084 = taken_125_;
-        let _e1088 = exited_103_;
-        active_102_ = ((_e1082 && !(_e1084)) && !(_e1088));
-        {
-        }
-        let _e1093 = saved_124_;
-        let _e1095 = exited_103_;
-        active_102_ = (_e1093 && !(_e1095));
-        let _e1100 = active_102_;
-        saved_126_ = _e1100;
-        let _e1103 = r82_;
-        let _e1105 = saved_126_;
-        let _e1106 = (_e1105 && _e1103);
-        taken_127_ = _e1106;
-        active_102_ = _e1106;
-        {
-            let _e1110 = active_102_;
-            if _e1110 {
-                let _e1115 = j_79_;
-                let _e1119 = T[bitcast<u32>(_e1115)];
-                r85_ = _e1119;
-            }
-            let _e1122 = active_102_;
-            if _e1122 {
-                let _e1124 = r85_;
-                r86_ = (_e1124 + 1i);
-            }
-            let _e1129 = active_102_;
-            if _e1129 {
-                let _e1131 = r86_;
-                let _e1136 = i_5_;
-                Y[bitcast<u32>(_e1136)] = _e1131;
-            }
-        }
-        let _e1141 = saved_126_;
-        let _e1143 = taken_127_;
-        let _e1147 = exited_103_;
-        active_102_ = ((_e1141 && !(_e1143)) && !(_e1147));
-        {
-        }
-        let _e1152 = saved_126_;
-        let _e1154 = exited_103_;
-        active_102_ = (_e1152 && !(_e1154));
         storageBarrier();
         workgroupBarrier();
-        let _e1159 = active_102_;
-        if _e1159 {
-            let _e1162 = params.N;
-            r87_ = _e1162;
-        }
-        let _e1165 = active_102_;
-        if _e1165 {
-            let _e1167 = i_5_;
-            let _e1169 = r87_;
-            r88_ = (_e1167 < _e1169);
-        }
-        let _e1173 = active_102_;
-        saved_128_ = _e1173;
-        let _e1176 = r88_;
-        let _e1178 = saved_128_;
-        let _e1179 = (_e1178 && _e1176);
-        taken_129_ = _e1179;
-        active_102_ = _e1179;
-        {
-            let _e1183 = active_102_;
-            if _e1183 {
-                let _e1188 = i_5_;
-                let _e1192 = T[bitcast<u32>(_e1188)];
-                r89_ = _e1192;
-            }
-            let _e1195 = active_102_;
-            if _e1195 {
-                let _e1197 = r89_;
-                r90_ = (_e1197 * 2i);
-            }
-            let _e1202 = active_102_;
-            if _e1202 {
-                let _e1204 = r90_;
-                let _e1209 = i_5_;
-                T[bitcast<u32>(_e1209)] = _e1204;
+        let _e849 = active_102_;
+        if _e849 {
+            let _e852 = params.N;
+            r87_ = _e852;
+            let _e855 = i_5_;
+            let _e857 = r87_;
+            r88_ = (_e855 < _e857);
+            let _e861 = r88_;
+            if _e861 {
+                let _e866 = i_5_;
+                let _e870 = T[bitcast<u32>(_e866)];
+                r89_ = _e870;
+                let _e873 = r89_;
+                r90_ = (_e873 * 2i);
+                let _e878 = r90_;
+                let _e883 = i_5_;
+                T[bitcast<u32>(_e883)] = _e878;
             }
         }
-        let _e1214 = saved_128_;
-        let _e1216 = taken_129_;
-        let _e1220 = exited_103_;
-        active_102_ = ((_e1214 && !(_e1216)) && !(_e1220));
-        {
-        }
-        let _e1225 = saved_128_;
-        let _e1227 = exited_103_;
-        active_102_ = (_e1225 && !(_e1227));
         storageBarrier();
         workgroupBarrier();
-        let _e1233 = active_102_;
-        let _e1236 = select(0u, bitcast<u32>(1i), _e1233);
-        let _e1240 = (i32(local_index) % 32i);
-        let _e1243 = (i32(local_index) - _e1240);
-        let _e1247 = min(32i, (64i - _e1243));
-        tree_130_ = _e1236;
-        let _e1249 = (_e1243 + _e1240);
-        lane_values[bitcast<u32>(_e1249)] = _e1236;
+        let _e889 = active_102_;
+        let _e892 = select(0u, bitcast<u32>(1i), _e889);
+        let _e896 = (i32(local_index) % 32i);
+        let _e899 = (i32(local_index) - _e896);
+        let _e903 = min(32i, (64i - _e899));
+        tree_120_ = _e892;
+        let _e905 = (_e899 + _e896);
+        lane_values[bitcast<u32>(_e905)] = _e892;
         workgroupBarrier();
-        let _e1254 = (_e1240 + 16i);
-        let _e1255 = (_e1254 < _e1247);
-        let _e1261 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1254), _e1255))];
-        let _e1265 = tree_130_;
-        tree_130_ = bitcast<u32>((bitcast<i32>(_e1265) + bitcast<i32>(select(0u, _e1261, _e1255))));
+        let _e910 = (_e896 + 16i);
+        let _e911 = (_e910 < _e903);
+        let _e917 = lane_values[bitcast<u32>(select(_e905, (_e899 + _e910), _e911))];
+        let _e921 = tree_120_;
+        tree_120_ = bitcast<u32>((bitcast<i32>(_e921) + bitcast<i32>(select(0u, _e917, _e911))));
         workgroupBarrier();
-        let _e1272 = tree_130_;
-        lane_values[bitcast<u32>(_e1249)] = _e1272;
+        let _e928 = tree_120_;
+        lane_values[bitcast<u32>(_e905)] = _e928;
         workgroupBarrier();
-        let _e1277 = (_e1240 + 8i);
-        let _e1278 = (_e1277 < _e1247);
-        let _e1284 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1277), _e1278))];
-        let _e1288 = tree_130_;
-        tree_130_ = bitcast<u32>((bitcast<i32>(_e1288) + bitcast<i32>(select(0u, _e1284, _e1278))));
+        let _e933 = (_e896 + 8i);
+        let _e934 = (_e933 < _e903);
+        let _e940 = lane_values[bitcast<u32>(select(_e905, (_e899 + _e933), _e934))];
+        let _e944 = tree_120_;
+        tree_120_ = bitcast<u32>((bitcast<i32>(_e944) + bitcast<i32>(select(0u, _e940, _e934))));
         workgroupBarrier();
-        let _e1295 = tree_130_;
-        lane_values[bitcast<u32>(_e1249)] = _e1295;
+        let _e951 = tree_120_;
+        lane_values[bitcast<u32>(_e905)] = _e951;
         workgroupBarrier();
-        let _e1300 = (_e1240 + 4i);
-        let _e1301 = (_e1300 < _e1247);
-        let _e1307 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1300), _e1301))];
-        let _e1311 = tree_130_;
-        tree_130_ = bitcast<u32>((bitcast<i32>(_e1311) + bitcast<i32>(select(0u, _e1307, _e1301))));
+        let _e956 = (_e896 + 4i);
+        let _e957 = (_e956 < _e903);
+        let _e963 = lane_values[bitcast<u32>(select(_e905, (_e899 + _e956), _e957))];
+        let _e967 = tree_120_;
+        tree_120_ = bitcast<u32>((bitcast<i32>(_e967) + bitcast<i32>(select(0u, _e963, _e957))));
         workgroupBarrier();
-        let _e1318 = tree_130_;
-        lane_values[bitcast<u32>(_e1249)] = _e1318;
+        let _e974 = tree_120_;
+        lane_values[bitcast<u32>(_e905)] = _e974;
         workgroupBarrier();
-        let _e1323 = (_e1240 + 2i);
-        let _e1324 = (_e1323 < _e1247);
-        let _e1330 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1323), _e1324))];
-        let _e1334 = tree_130_;
-        tree_130_ = bitcast<u32>((bitcast<i32>(_e1334) + bitcast<i32>(select(0u, _e1330, _e1324))));
+        let _e979 = (_e896 + 2i);
+        let _e980 = (_e979 < _e903);
+        let _e986 = lane_values[bitcast<u32>(select(_e905, (_e899 + _e979), _e980))];
+        let _e990 = tree_120_;
+        tree_120_ = bitcast<u32>((bitcast<i32>(_e990) + bitcast<i32>(select(0u, _e986, _e980))));
         workgroupBarrier();
-        let _e1341 = tree_130_;
-        lane_values[bitcast<u32>(_e1249)] = _e1341;
+        let _e997 = tree_120_;
+        lane_values[bitcast<u32>(_e905)] = _e997;
         workgroupBarrier();
-        let _e1346 = (_e1240 + 1i);
-        let _e1347 = (_e1346 < _e1247);
-        let _e1353 = lane_values[bitcast<u32>(select(_e1249, (_e1243 + _e1346), _e1347))];
-        let _e1357 = tree_130_;
-        tree_130_ = bitcast<u32>((bitcast<i32>(_e1357) + bitcast<i32>(select(0u, _e1353, _e1347))));
+        let _e1002 = (_e896 + 1i);
+        let _e1003 = (_e1002 < _e903);
+        let _e1009 = lane_values[bitcast<u32>(select(_e905, (_e899 + _e1002), _e1003))];
+        let _e1013 = tree_120_;
+        tree_120_ = bitcast<u32>((bitcast<i32>(_e1013) + bitcast<i32>(select(0u, _e1009, _e1003))));
         workgroupBarrier();
-        let _e1364 = tree_130_;
-        lane_values[bitcast<u32>(_e1249)] = _e1364;
+        let _e1020 = tree_120_;
+        lane_values[bitcast<u32>(_e905)] = _e1020;
         workgroupBarrier();
-        let _e1371 = lane_values[bitcast<u32>(_e1243)];
+        let _e1027 = lane_values[bitcast<u32>(_e899)];
         workgroupBarrier();
         if ((i32(local_index) % 32i) == 0i) {
-            lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e1371;
+            lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e1027;
         }
         workgroupBarrier();
-        let _e1386 = i32(local_index);
-        let _e1388 = (_e1386 < 2i);
-        let _e1393 = lane_values[bitcast<u32>(select(0i, _e1386, _e1388))];
-        let _e1395 = select(0u, _e1393, _e1388);
-        tree_131_ = _e1395;
-        let _e1397 = (0i + _e1386);
-        lane_values[bitcast<u32>(_e1397)] = _e1395;
+        let _e1042 = i32(local_index);
+        let _e1044 = (_e1042 < 2i);
+        let _e1049 = lane_values[bitcast<u32>(select(0i, _e1042, _e1044))];
+        let _e1051 = select(0u, _e1049, _e1044);
+        tree_121_ = _e1051;
+        let _e1053 = (0i + _e1042);
+        lane_values[bitcast<u32>(_e1053)] = _e1051;
         workgroupBarrier();
-        let _e1402 = (_e1386 + 1i);
-        let _e1403 = (_e1402 < 2i);
-        let _e1409 = lane_values[bitcast<u32>(select(_e1397, (0i + _e1402), _e1403))];
-        let _e1413 = tree_131_;
-        tree_131_ = bitcast<u32>((bitcast<i32>(_e1413) + bitcast<i32>(select(0u, _e1409, _e1403))));
+        let _e1058 = (_e1042 + 1i);
+        let _e1059 = (_e1058 < 2i);
+        let _e1065 = lane_values[bitcast<u32>(select(_e1053, (0i + _e1058), _e1059))];
+        let _e1069 = tree_121_;
+        tree_121_ = bitcast<u32>((bitcast<i32>(_e1069) + bitcast<i32>(select(0u, _e1065, _e1059))));
         workgroupBarrier();
-        let _e1420 = tree_131_;
-        lane_values[bitcast<u32>(_e1397)] = _e1420;
+        let _e1076 = tree_121_;
+        lane_values[bitcast<u32>(_e1053)] = _e1076;
         workgroupBarrier();
-        let _e1427 = lane_values[bitcast<u32>(0i)];
-        let _e1430 = active_102_;
-        if _e1430 {
-            r91_ = bitcast<i32>(_e1427);
+        let _e1083 = lane_values[bitcast<u32>(0i)];
+        let _e1086 = active_102_;
+        if _e1086 {
+            r91_ = bitcast<i32>(_e1083);
         }
-        let _e1433 = active_102_;
-        if _e1433 {
-            let _e1435 = r91_;
-            count_92_ = _e1435;
-        }
-        let _e1438 = active_102_;
-        if _e1438 {
-            let _e1441 = params.N;
-            r93_ = _e1441;
-        }
-        let _e1444 = active_102_;
-        if _e1444 {
-            let _e1446 = i_5_;
-            let _e1448 = r93_;
-            r94_ = (_e1446 < _e1448);
-        }
-        let _e1452 = active_102_;
-        if _e1452 {
-            let _e1454 = r94_;
-            r95_ = _e1454;
-        }
-        let _e1457 = active_102_;
-        saved_132_ = _e1457;
-        let _e1460 = r95_;
-        let _e1462 = saved_132_;
-        let _e1463 = (_e1462 && _e1460);
-        taken_133_ = _e1463;
-        active_102_ = _e1463;
-        {
-            let _e1467 = active_102_;
-            if _e1467 {
-                let _e1470 = params.N;
-                r96_ = _e1470;
+        let _e1089 = active_102_;
+        if _e1089 {
+            let _e1091 = r91_;
+            count_92_ = _e1091;
+            let _e1095 = params.N;
+            r93_ = _e1095;
+            let _e1098 = i_5_;
+            let _e1100 = r93_;
+            r94_ = (_e1098 < _e1100);
+            let _e1104 = r94_;
+            r95_ = _e1104;
+            let _e1107 = r95_;
+            if _e1107 {
+                let _e1110 = params.N;
+                r96_ = _e1110;
+                let _e1113 = j_79_;
+                let _e1115 = r96_;
+                r97_ = (_e1113 < _e1115);
+                let _e1119 = r97_;
+                r95_ = _e1119;
             }
-            let _e1473 = active_102_;
-            if _e1473 {
-                let _e1475 = j_79_;
-                let _e1477 = r96_;
-                r97_ = (_e1475 < _e1477);
-            }
-            let _e1481 = active_102_;
-            if _e1481 {
-                let _e1483 = r97_;
-                r95_ = _e1483;
+            let _e1122 = r95_;
+            if _e1122 {
+                let _e1127 = i_5_;
+                let _e1131 = Y[bitcast<u32>(_e1127)];
+                r98_ = _e1131;
+                let _e1137 = j_79_;
+                let _e1141 = T[bitcast<u32>(_e1137)];
+                r99_ = _e1141;
+                let _e1144 = r98_;
+                let _e1146 = r99_;
+                r100_ = (_e1144 + _e1146);
+                let _e1150 = r100_;
+                let _e1152 = count_92_;
+                r101_ = (_e1150 + _e1152);
+                let _e1156 = r101_;
+                let _e1161 = i_5_;
+                Y[bitcast<u32>(_e1161)] = _e1156;
             }
         }
-        let _e1486 = saved_132_;
-        let _e1488 = taken_133_;
-        let _e1492 = exited_103_;
-        active_102_ = ((_e1486 && !(_e1488)) && !(_e1492));
-        {
-        }
-        let _e1497 = saved_132_;
-        let _e1499 = exited_103_;
-        active_102_ = (_e1497 && !(_e1499));
-        let _e1504 = active_102_;
-        saved_134_ = _e1504;
-        let _e1507 = r95_;
-        let _e1509 = saved_134_;
-        let _e1510 = (_e1509 && _e1507);
-        taken_135_ = _e1510;
-        active_102_ = _e1510;
-        {
-            let _e1514 = active_102_;
-            if _e1514 {
-                let _e1519 = i_5_;
-                let _e1523 = Y[bitcast<u32>(_e1519)];
-                r98_ = _e1523;
-            }
-            let _e1526 = active_102_;
-            if _e1526 {
-                let _e1531 = j_79_;
-                let _e1535 = T[bitcast<u32>(_e1531)];
-                r99_ = _e1535;
-            }
-            let _e1538 = active_102_;
-            if _e1538 {
-                let _e1540 = r98_;
-                let _e1542 = r99_;
-                r100_ = (_e1540 + _e1542);
-            }
-            let _e1546 = active_102_;
-            if _e1546 {
-                let _e1548 = r100_;
-                let _e1550 = count_92_;
-                r101_ = (_e1548 + _e1550);
-            }
-            let _e1554 = active_102_;
-            if _e1554 {
-                let _e1556 = r101_;
-                let _e1561 = i_5_;
-                Y[bitcast<u32>(_e1561)] = _e1556;
-            }
-        }
-        let _e1566 = saved_134_;
-        let _e1568 = taken_135_;
-        let _e1572 = exited_103_;
-        active_102_ = ((_e1566 && !(_e1568)) && !(_e1572));
-        {
-        }
-        let _e1577 = saved_134_;
-        let _e1579 = exited_103_;
-        active_102_ = (_e1577 && !(_e1579));
     }
 }

@@ -79,14 +79,7 @@ fn tessera_fnv_hash(@builtin(local_invocation_index) local_index: u32, @builtin(
     var active_54_: bool;
     var exited_55_: bool;
     var vote_number_56_: u32;
-    var saved_57_: bool;
-    var taken_58_: bool;
-    var entry_59_: bool;
-    var broken_60_: bool;
-    var continued_61_: bool;
-    var left_62_: bool = false;
-    var saved_63_: bool;
-    var taken_64_: bool;
+    var left_57_: bool = false;
 
     active_54_ = true;
     exited_55_ = false;
@@ -95,400 +88,152 @@ fn tessera_fnv_hash(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e8 = active_54_;
         if _e8 {
             r0_ = i32(block.x);
-        }
-        let _e14 = active_54_;
-        if _e14 {
             r1_ = 64i;
-        }
-        let _e18 = active_54_;
-        if _e18 {
-            let _e20 = r0_;
-            let _e22 = r1_;
-            r2_ = (_e20 * _e22);
-        }
-        let _e26 = active_54_;
-        if _e26 {
+            let _e16 = r0_;
+            let _e18 = r1_;
+            r2_ = (_e16 * _e18);
             r3_ = i32(local_index);
-        }
-        let _e31 = active_54_;
-        if _e31 {
-            let _e33 = r2_;
-            let _e35 = r3_;
-            r4_ = (_e33 + _e35);
-        }
-        let _e39 = active_54_;
-        if _e39 {
-            let _e41 = r4_;
-            row_5_ = _e41;
-        }
-        let _e44 = active_54_;
-        if _e44 {
-            let _e47 = params.N;
-            r6_ = _e47;
-        }
-        let _e50 = active_54_;
-        if _e50 {
-            let _e52 = row_5_;
-            let _e54 = r6_;
-            r7_ = (_e52 < _e54);
-        }
-        let _e58 = active_54_;
-        saved_57_ = _e58;
-        let _e61 = r7_;
-        let _e63 = saved_57_;
-        let _e64 = (_e63 && _e61);
-        taken_58_ = _e64;
-        active_54_ = _e64;
-        {
-            let _e68 = active_54_;
-            if _e68 {
+            let _e25 = r2_;
+            let _e27 = r3_;
+            r4_ = (_e25 + _e27);
+            let _e31 = r4_;
+            row_5_ = _e31;
+            let _e35 = params.N;
+            r6_ = _e35;
+            let _e38 = row_5_;
+            let _e40 = r6_;
+            r7_ = (_e38 < _e40);
+            let _e44 = r7_;
+            if _e44 {
                 r8_ = 2216829733u;
-            }
-            let _e72 = active_54_;
-            if _e72 {
                 r21_ = 3421674724u;
-            }
-            let _e76 = active_54_;
-            if _e76 {
                 h_u002e_lo_9_ = 2216829733u;
-            }
-            let _e80 = active_54_;
-            if _e80 {
                 h_u002e_hi_22_ = 3421674724u;
-            }
-            let _e84 = active_54_;
-            if _e84 {
-                let _e87 = params.L;
-                r10_ = _e87;
-            }
-            let _e90 = active_54_;
-            if _e90 {
-                let _e92 = r10_;
-                r11_ = _e92;
-            }
-            let _e95 = active_54_;
-            if _e95 {
+                let _e55 = params.L;
+                r10_ = _e55;
+                let _e58 = r10_;
+                r11_ = _e58;
                 r12_ = 1i;
-            }
-            let _e99 = active_54_;
-            if _e99 {
                 k_13_ = 0i;
-            }
-            let _e103 = active_54_;
-            entry_59_ = _e103;
-            broken_60_ = false;
-            left_62_ = false;
-            loop {
-                continued_61_ = false;
-                let _e113 = entry_59_;
-                let _e115 = exited_55_;
-                let _e117 = broken_60_;
-                let _e119 = continued_61_;
-                active_54_ = (_e113 && !((_e115 || (_e117 || _e119))));
-                let _e126 = vote_number_56_;
-                vote_number_56_ = (_e126 + 1u);
-                let _e131 = active_54_;
-                if _e131 {
-                    let _e134 = vote_number_56_;
-                    atomicMax((&workgroup_votes), _e134);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e139 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e139;
-                }
-                let _e142 = workgroupUniformLoad((&workgroup_any));
-                let _e144 = vote_number_56_;
-                if (u32((_e142 == _e144)) == 0u) {
-                    left_62_ = true;
-                    break;
-                }
-                let _e152 = active_54_;
-                if _e152 {
-                    let _e162 = trips_53_;
-                    let _e164 = (_e162 + 1u);
-                    trips_53_ = _e164;
-                    if (_e164 > 4096u) {
+                left_57_ = false;
+                loop {
+                    let _e74 = trips_53_;
+                    let _e76 = (_e74 + 1u);
+                    trips_53_ = _e76;
+                    if (_e76 > 4096u) {
                         loop_guard[0u] = 1u;
-                        exited_55_ = true;
-                        active_54_ = false;
+                        left_57_ = true;
+                        break;
                     }
-                }
-                {
-                    let _e168 = active_54_;
-                    if _e168 {
-                        let _e170 = k_13_;
-                        let _e172 = r11_;
-                        r14_ = (_e170 < _e172);
-                    }
-                    let _e176 = active_54_;
-                    if _e176 {
-                        let _e178 = r14_;
-                        r15_ = !(_e178);
-                    }
-                    let _e182 = active_54_;
-                    saved_63_ = _e182;
-                    let _e185 = r15_;
-                    let _e187 = saved_63_;
-                    let _e188 = (_e187 && _e185);
-                    taken_64_ = _e188;
-                    active_54_ = _e188;
                     {
-                        let _e192 = active_54_;
-                        let _e194 = broken_60_;
-                        broken_60_ = (_e194 || _e192);
-                        active_54_ = false;
-                    }
-                    let _e200 = saved_63_;
-                    let _e202 = taken_64_;
-                    let _e206 = exited_55_;
-                    let _e208 = broken_60_;
-                    let _e210 = continued_61_;
-                    active_54_ = ((_e200 && !(_e202)) && !((_e206 || (_e208 || _e210))));
-                    {
-                    }
-                    let _e217 = saved_63_;
-                    let _e219 = exited_55_;
-                    let _e221 = broken_60_;
-                    let _e223 = continued_61_;
-                    active_54_ = (_e217 && !((_e219 || (_e221 || _e223))));
-                    let _e230 = active_54_;
-                    if _e230 {
-                        let _e236 = params.L;
-                        let _e238 = row_5_;
-                        let _e240 = k_13_;
-                        let _e243 = bitcast<u32>(((_e238 * _e236) + _e240));
-                        let _e252 = Data[(_e243 >> 2u)];
-                        r16_ = ((_e252 >> ((_e243 & 3u) << 3u)) & 255u);
-                    }
-                    let _e258 = active_54_;
-                    if _e258 {
-                        let _e260 = r16_;
-                        r17_ = _e260;
-                    }
-                    let _e263 = active_54_;
-                    if _e263 {
-                        r23_ = 0u;
-                    }
-                    let _e267 = active_54_;
-                    if _e267 {
-                        let _e269 = h_u002e_lo_9_;
-                        let _e271 = r17_;
-                        r27_ = (_e269 ^ _e271);
-                    }
-                    let _e275 = active_54_;
-                    if _e275 {
-                        let _e277 = h_u002e_hi_22_;
-                        r28_ = (_e277 ^ 0u);
-                    }
-                    let _e282 = active_54_;
-                    if _e282 {
-                        let _e284 = r27_;
-                        r18_ = _e284;
-                    }
-                    let _e287 = active_54_;
-                    if _e287 {
-                        let _e289 = r28_;
-                        r24_ = _e289;
-                    }
-                    let _e292 = active_54_;
-                    if _e292 {
-                        r19_ = 435u;
-                    }
-                    let _e296 = active_54_;
-                    if _e296 {
-                        r25_ = 256u;
-                    }
-                    let _e300 = active_54_;
-                    if _e300 {
-                        let _e302 = r18_;
-                        r29_ = (_e302 & 65535u);
-                    }
-                    let _e307 = active_54_;
-                    if _e307 {
-                        let _e309 = r18_;
-                        r30_ = (_e309 >> bitcast<u32>(16u));
-                    }
-                    let _e315 = active_54_;
-                    if _e315 {
-                        r31_ = 435u;
-                    }
-                    let _e319 = active_54_;
-                    if _e319 {
-                        r32_ = 0u;
-                    }
-                    let _e323 = active_54_;
-                    if _e323 {
-                        let _e325 = r29_;
-                        r33_ = (_e325 * 435u);
-                    }
-                    let _e330 = active_54_;
-                    if _e330 {
-                        let _e332 = r29_;
-                        r34_ = (_e332 * 0u);
-                    }
-                    let _e337 = active_54_;
-                    if _e337 {
-                        let _e339 = r30_;
-                        r35_ = (_e339 * 435u);
-                    }
-                    let _e344 = active_54_;
-                    if _e344 {
-                        let _e346 = r30_;
-                        r36_ = (_e346 * 0u);
-                    }
-                    let _e351 = active_54_;
-                    if _e351 {
-                        let _e353 = r34_;
-                        r37_ = (_e353 & 65535u);
-                    }
-                    let _e358 = active_54_;
-                    if _e358 {
-                        let _e360 = r34_;
-                        r38_ = (_e360 >> bitcast<u32>(16u));
-                    }
-                    let _e366 = active_54_;
-                    if _e366 {
-                        let _e368 = r35_;
-                        r39_ = (_e368 & 65535u);
-                    }
-                    let _e373 = active_54_;
-                    if _e373 {
-                        let _e375 = r35_;
-                        r40_ = (_e375 >> bitcast<u32>(16u));
-                    }
-                    let _e381 = active_54_;
-                    if _e381 {
-                        let _e383 = r33_;
-                        r41_ = (_e383 >> bitcast<u32>(16u));
-                    }
-                    let _e389 = active_54_;
-                    if _e389 {
-                        let _e391 = r41_;
-                        let _e393 = r37_;
-                        r42_ = (_e391 + _e393);
-                    }
-                    let _e397 = active_54_;
-                    if _e397 {
-                        let _e399 = r42_;
-                        let _e401 = r39_;
-                        r43_ = (_e399 + _e401);
-                    }
-                    let _e405 = active_54_;
-                    if _e405 {
-                        let _e407 = r18_;
-                        r44_ = (_e407 * 435u);
-                    }
-                    let _e412 = active_54_;
-                    if _e412 {
-                        let _e414 = r36_;
-                        let _e416 = r38_;
-                        r45_ = (_e414 + _e416);
-                    }
-                    let _e420 = active_54_;
-                    if _e420 {
-                        let _e422 = r45_;
-                        let _e424 = r40_;
-                        r46_ = (_e422 + _e424);
-                    }
-                    let _e428 = active_54_;
-                    if _e428 {
-                        let _e430 = r43_;
-                        r47_ = (_e430 >> bitcast<u32>(16u));
-                    }
-                    let _e436 = active_54_;
-                    if _e436 {
-                        let _e438 = r46_;
-                        let _e440 = r47_;
-                        r48_ = (_e438 + _e440);
-                    }
-                    let _e444 = active_54_;
-                    if _e444 {
-                        let _e446 = r18_;
-                        r49_ = (_e446 * 256u);
-                    }
-                    let _e451 = active_54_;
-                    if _e451 {
-                        let _e453 = r24_;
-                        r50_ = (_e453 * 435u);
-                    }
-                    let _e458 = active_54_;
-                    if _e458 {
-                        let _e460 = r48_;
-                        let _e462 = r49_;
-                        r51_ = (_e460 + _e462);
-                    }
-                    let _e466 = active_54_;
-                    if _e466 {
-                        let _e468 = r51_;
-                        let _e470 = r50_;
-                        r52_ = (_e468 + _e470);
-                    }
-                    let _e474 = active_54_;
-                    if _e474 {
-                        let _e476 = r44_;
-                        r20_ = _e476;
-                    }
-                    let _e479 = active_54_;
-                    if _e479 {
-                        let _e481 = r52_;
-                        r26_ = _e481;
-                    }
-                    let _e484 = active_54_;
-                    if _e484 {
-                        let _e486 = r20_;
-                        h_u002e_lo_9_ = _e486;
-                    }
-                    let _e489 = active_54_;
-                    if _e489 {
-                        let _e491 = r26_;
-                        h_u002e_hi_22_ = _e491;
-                    }
-                }
-                continuing {
-                    let _e494 = entry_59_;
-                    continued_61_ = false;
-                    let _e498 = exited_55_;
-                    let _e500 = broken_60_;
-                    let _e502 = continued_61_;
-                    active_54_ = (_e494 && !((_e498 || (_e500 || _e502))));
-                    {
-                        let _e509 = active_54_;
-                        if _e509 {
-                            let _e511 = k_13_;
-                            k_13_ = (_e511 + 1i);
+                        let _e80 = k_13_;
+                        let _e82 = r11_;
+                        r14_ = (_e80 < _e82);
+                        let _e86 = r14_;
+                        r15_ = !(_e86);
+                        let _e90 = r15_;
+                        if _e90 {
+                            left_57_ = true;
+                            break;
                         }
+                        let _e98 = params.L;
+                        let _e100 = row_5_;
+                        let _e102 = k_13_;
+                        let _e105 = bitcast<u32>(((_e100 * _e98) + _e102));
+                        let _e114 = Data[(_e105 >> 2u)];
+                        r16_ = ((_e114 >> ((_e105 & 3u) << 3u)) & 255u);
+                        let _e120 = r16_;
+                        r17_ = _e120;
+                        r23_ = 0u;
+                        let _e125 = h_u002e_lo_9_;
+                        let _e127 = r17_;
+                        r27_ = (_e125 ^ _e127);
+                        let _e131 = h_u002e_hi_22_;
+                        r28_ = (_e131 ^ 0u);
+                        let _e136 = r27_;
+                        r18_ = _e136;
+                        let _e139 = r28_;
+                        r24_ = _e139;
+                        r19_ = 435u;
+                        r25_ = 256u;
+                        let _e146 = r18_;
+                        r29_ = (_e146 & 65535u);
+                        let _e151 = r18_;
+                        r30_ = (_e151 >> bitcast<u32>(16u));
+                        r31_ = 435u;
+                        r32_ = 0u;
+                        let _e161 = r29_;
+                        r33_ = (_e161 * 435u);
+                        let _e166 = r29_;
+                        r34_ = (_e166 * 0u);
+                        let _e171 = r30_;
+                        r35_ = (_e171 * 435u);
+                        let _e176 = r30_;
+                        r36_ = (_e176 * 0u);
+                        let _e181 = r34_;
+                        r37_ = (_e181 & 65535u);
+                        let _e186 = r34_;
+                        r38_ = (_e186 >> bitcast<u32>(16u));
+                        let _e192 = r35_;
+                        r39_ = (_e192 & 65535u);
+                        let _e197 = r35_;
+                        r40_ = (_e197 >> bitcast<u32>(16u));
+                        let _e203 = r33_;
+                        r41_ = (_e203 >> bitcast<u32>(16u));
+                        let _e209 = r41_;
+                        let _e211 = r37_;
+                        r42_ = (_e209 + _e211);
+                        let _e215 = r42_;
+                        let _e217 = r39_;
+                        r43_ = (_e215 + _e217);
+                        let _e221 = r18_;
+                        r44_ = (_e221 * 435u);
+                        let _e226 = r36_;
+                        let _e228 = r38_;
+                        r45_ = (_e226 + _e228);
+                        let _e232 = r45_;
+                        let _e234 = r40_;
+                        r46_ = (_e232 + _e234);
+                        let _e238 = r43_;
+                        r47_ = (_e238 >> bitcast<u32>(16u));
+                        let _e244 = r46_;
+                        let _e246 = r47_;
+                        r48_ = (_e244 + _e246);
+                        let _e250 = r18_;
+                        r49_ = (_e250 * 256u);
+                        let _e255 = r24_;
+                        r50_ = (_e255 * 435u);
+                        let _e260 = r48_;
+                        let _e262 = r49_;
+                        r51_ = (_e260 + _e262);
+                        let _e266 = r51_;
+                        let _e268 = r50_;
+                        r52_ = (_e266 + _e268);
+                        let _e272 = r44_;
+                        r20_ = _e272;
+                        let _e275 = r52_;
+                        r26_ = _e275;
+                        let _e278 = r20_;
+                        h_u002e_lo_9_ = _e278;
+                        let _e281 = r26_;
+                        h_u002e_hi_22_ = _e281;
+                    }
+                    continuing {
+                        let _e284 = k_13_;
+                        k_13_ = (_e284 + 1i);
                     }
                 }
-            }
-            let _e516 = left_62_;
-            if !(_e516) {
-                loop_guard[0u] = 2147483649u;
-            }
-            let _e523 = entry_59_;
-            let _e525 = exited_55_;
-            active_54_ = (_e523 && !(_e525));
-            let _e530 = active_54_;
-            if _e530 {
-                let _e532 = h_u002e_lo_9_;
-                let _e538 = row_5_;
-                Hash[bitcast<u32>(((_e538 * 2i) + 0i))] = _e532;
-            }
-            let _e546 = active_54_;
-            if _e546 {
-                let _e548 = h_u002e_hi_22_;
-                let _e554 = row_5_;
-                Hash[bitcast<u32>(((_e554 * 2i) + 1i))] = _e548;
+                let _e289 = left_57_;
+                if !(_e289) {
+                    loop_guard[0u] = 2147483649u;
+                }
+                let _e296 = h_u002e_lo_9_;
+                let _e302 = row_5_;
+                Hash[bitcast<u32>(((_e302 * 2i) + 0i))] = _e296;
+                let _e310 = h_u002e_hi_22_;
+                let _e316 = row_5_;
+                Hash[bitcast<u32>(((_e316 * 2i) + 1i))] = _e310;
             }
         }
-        let _e562 = saved_57_;
-        let _e564 = taken_58_;
-        let _e568 = exited_55_;
-        active_54_ = ((_e562 && !(_e564)) && !(_e568));
-        {
-        }
-        let _e573 = saved_57_;
-        let _e575 = exited_55_;
-        active_54_ = (_e573 && !(_e575));
     }
 }

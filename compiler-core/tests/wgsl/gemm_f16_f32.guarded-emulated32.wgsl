@@ -565,74 +565,34 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
     var active_533_: bool;
     var exited_534_: bool;
     var vote_number_535_: u32;
-    var entry_536_: bool;
-    var broken_537_: bool;
-    var continued_538_: bool;
-    var left_539_: bool = false;
-    var saved_540_: bool;
-    var taken_541_: bool;
-    var entry_542_: bool;
-    var broken_543_: bool;
-    var continued_544_: bool;
-    var left_545_: bool = false;
-    var saved_546_: bool;
-    var taken_547_: bool;
-    var entry_548_: bool;
-    var broken_549_: bool;
-    var continued_550_: bool;
-    var left_551_: bool = false;
-    var saved_552_: bool;
-    var taken_553_: bool;
-    var entry_554_: bool;
-    var broken_555_: bool;
-    var continued_556_: bool;
-    var left_557_: bool = false;
-    var saved_558_: bool;
-    var taken_559_: bool;
-    var saved_560_: bool;
-    var taken_561_: bool;
-    var entry_562_: bool;
-    var broken_563_: bool;
-    var continued_564_: bool;
-    var left_565_: bool = false;
-    var saved_566_: bool;
-    var taken_567_: bool;
-    var entry_568_: bool;
-    var broken_569_: bool;
-    var continued_570_: bool;
-    var left_571_: bool = false;
-    var saved_572_: bool;
-    var taken_573_: bool;
-    var entry_574_: bool;
-    var broken_575_: bool;
-    var continued_576_: bool;
-    var left_577_: bool = false;
-    var saved_578_: bool;
-    var taken_579_: bool;
-    var entry_580_: bool;
-    var broken_581_: bool;
-    var continued_582_: bool;
-    var left_583_: bool = false;
-    var saved_584_: bool;
-    var taken_585_: bool;
-    var entry_586_: bool;
-    var broken_587_: bool;
-    var continued_588_: bool;
-    var left_589_: bool = false;
-    var saved_590_: bool;
-    var taken_591_: bool;
-    var entry_592_: bool;
-    var broken_593_: bool;
-    var continued_594_: bool;
-    var left_595_: bool = false;
-    var saved_596_: bool;
-    var taken_597_: bool;
-    var entry_598_: bool;
-    var broken_599_: bool;
-    var continued_600_: bool;
-    var left_601_: bool = false;
-    var saved_602_: bool;
-    var taken_603_: bool;
+    var left_536_: bool = false;
+    var entry_537_: bool;
+    var broken_538_: bool;
+    var continued_539_: bool;
+    var left_540_: bool = false;
+    var saved_541_: bool;
+    var taken_542_: bool;
+    var left_543_: bool = false;
+    var left_544_: bool = false;
+    var saved_545_: bool;
+    var taken_546_: bool;
+    var entry_547_: bool;
+    var broken_548_: bool;
+    var continued_549_: bool;
+    var left_550_: bool = false;
+    var saved_551_: bool;
+    var taken_552_: bool;
+    var entry_553_: bool;
+    var broken_554_: bool;
+    var continued_555_: bool;
+    var left_556_: bool = false;
+    var saved_557_: bool;
+    var taken_558_: bool;
+    var left_559_: bool = false;
+    var left_560_: bool = false;
+    var left_561_: bool = false;
+    var left_562_: bool = false;
+    var left_563_: bool = false;
 
     active_533_ = true;
     exited_534_ = false;
@@ -641,1670 +601,1295 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
         let _e8 = active_533_;
         if _e8 {
             r0_ = i32(block.y);
-        }
-        let _e14 = active_533_;
-        if _e14 {
-            let _e16 = r0_;
-            r1_ = (_e16 * 32i);
-        }
-        let _e21 = active_533_;
-        if _e21 {
-            let _e23 = r1_;
-            r_2_ = _e23;
-        }
-        let _e26 = active_533_;
-        if _e26 {
+            let _e14 = r0_;
+            r1_ = (_e14 * 32i);
+            let _e19 = r1_;
+            r_2_ = _e19;
             r3_ = i32(block.x);
-        }
-        let _e32 = active_533_;
-        if _e32 {
-            let _e34 = r3_;
-            r4_ = (_e34 * 32i);
-        }
-        let _e39 = active_533_;
-        if _e39 {
-            let _e41 = r4_;
-            c_5_ = _e41;
-        }
-        let _e44 = active_533_;
-        if _e44 {
+            let _e26 = r3_;
+            r4_ = (_e26 * 32i);
+            let _e31 = r4_;
+            c_5_ = _e31;
             r6_ = 256i;
-        }
-        let _e48 = active_533_;
-        if _e48 {
             e_7_ = i32(local_index);
-        }
-        let _e53 = active_533_;
-        entry_536_ = _e53;
-        broken_537_ = false;
-        left_539_ = false;
-        loop {
-            continued_538_ = false;
-            let _e63 = entry_536_;
-            let _e65 = exited_534_;
-            let _e67 = broken_537_;
-            let _e69 = continued_538_;
-            active_533_ = (_e63 && !((_e65 || (_e67 || _e69))));
-            let _e76 = vote_number_535_;
-            vote_number_535_ = (_e76 + 1u);
-            let _e81 = active_533_;
-            if _e81 {
-                let _e84 = vote_number_535_;
-                atomicMax((&workgroup_votes), _e84);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e89 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e89;
-            }
-            let _e92 = workgroupUniformLoad((&workgroup_any));
-            let _e94 = vote_number_535_;
-            if (u32((_e92 == _e94)) == 0u) {
-                left_539_ = true;
-                break;
-            }
-            let _e102 = active_533_;
-            if _e102 {
-                let _e112 = trips_532_;
-                let _e114 = (_e112 + 1u);
-                trips_532_ = _e114;
-                if (_e114 > 4096u) {
+            left_536_ = false;
+            loop {
+                let _e48 = trips_532_;
+                let _e50 = (_e48 + 1u);
+                trips_532_ = _e50;
+                if (_e50 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_534_ = true;
-                    active_533_ = false;
+                    left_536_ = true;
+                    break;
                 }
-            }
-            {
-                let _e118 = active_533_;
-                if _e118 {
-                    let _e120 = e_7_;
-                    r8_ = (_e120 < 1024i);
-                }
-                let _e125 = active_533_;
-                if _e125 {
-                    let _e127 = r8_;
-                    r9_ = !(_e127);
-                }
-                let _e131 = active_533_;
-                saved_540_ = _e131;
-                let _e134 = r9_;
-                let _e136 = saved_540_;
-                let _e137 = (_e136 && _e134);
-                taken_541_ = _e137;
-                active_533_ = _e137;
                 {
-                    let _e141 = active_533_;
-                    let _e143 = broken_537_;
-                    broken_537_ = (_e143 || _e141);
-                    active_533_ = false;
-                }
-                let _e149 = saved_540_;
-                let _e151 = taken_541_;
-                let _e155 = exited_534_;
-                let _e157 = broken_537_;
-                let _e159 = continued_538_;
-                active_533_ = ((_e149 && !(_e151)) && !((_e155 || (_e157 || _e159))));
-                {
-                }
-                let _e166 = saved_540_;
-                let _e168 = exited_534_;
-                let _e170 = broken_537_;
-                let _e172 = continued_538_;
-                active_533_ = (_e166 && !((_e168 || (_e170 || _e172))));
-                let _e179 = active_533_;
-                if _e179 {
-                    let _e181 = e_7_;
-                    r10_ = (_e181 / 32i);
-                }
-                let _e186 = active_533_;
-                if _e186 {
-                    let _e188 = r10_;
-                    r11_ = (_e188 % 32i);
-                }
-                let _e193 = active_533_;
-                if _e193 {
-                    let _e195 = e_7_;
-                    r12_ = (_e195 / 1i);
-                }
-                let _e200 = active_533_;
-                if _e200 {
-                    let _e202 = r12_;
-                    r13_ = (_e202 % 32i);
-                }
-                let _e207 = active_533_;
-                if _e207 {
-                    let _e212 = r11_;
-                    let _e214 = r13_;
-                    tile0_acc[bitcast<u32>(((_e212 * 32i) + _e214))] = 0f;
-                }
-            }
-            continuing {
-                let _e221 = entry_536_;
-                continued_538_ = false;
-                let _e225 = exited_534_;
-                let _e227 = broken_537_;
-                let _e229 = continued_538_;
-                active_533_ = (_e221 && !((_e225 || (_e227 || _e229))));
-                {
-                    let _e236 = active_533_;
-                    if _e236 {
-                        let _e238 = e_7_;
-                        let _e240 = r6_;
-                        e_7_ = (_e238 + _e240);
+                    let _e54 = e_7_;
+                    r8_ = (_e54 < 1024i);
+                    let _e59 = r8_;
+                    r9_ = !(_e59);
+                    let _e63 = r9_;
+                    if _e63 {
+                        left_536_ = true;
+                        break;
                     }
+                    let _e67 = e_7_;
+                    r10_ = (_e67 / 32i);
+                    let _e72 = r10_;
+                    r11_ = (_e72 % 32i);
+                    let _e77 = e_7_;
+                    r12_ = (_e77 / 1i);
+                    let _e82 = r12_;
+                    r13_ = (_e82 % 32i);
+                    let _e90 = r11_;
+                    let _e92 = r13_;
+                    tile0_acc[bitcast<u32>(((_e90 * 32i) + _e92))] = 0f;
+                }
+                continuing {
+                    let _e99 = e_7_;
+                    let _e101 = r6_;
+                    e_7_ = (_e99 + _e101);
                 }
             }
+            let _e105 = left_536_;
+            if !(_e105) {
+                loop_guard[0u] = 2147483649u;
+            }
         }
-        let _e244 = left_539_;
-        if !(_e244) {
-            loop_guard[0u] = 2147483649u;
-        }
-        let _e251 = entry_536_;
-        let _e253 = exited_534_;
-        active_533_ = (_e251 && !(_e253));
         storageBarrier();
         workgroupBarrier();
-        let _e258 = active_533_;
-        if _e258 {
-            let _e261 = params.K;
-            r14_ = _e261;
-        }
-        let _e264 = active_533_;
-        if _e264 {
-            let _e266 = r14_;
-            r15_ = _e266;
-        }
-        let _e269 = active_533_;
-        if _e269 {
+        let _e112 = active_533_;
+        if _e112 {
+            let _e115 = params.K;
+            r14_ = _e115;
+            let _e118 = r14_;
+            r15_ = _e118;
             r16_ = 32i;
-        }
-        let _e273 = active_533_;
-        if _e273 {
             k_17_ = 0i;
         }
-        let _e277 = active_533_;
-        entry_542_ = _e277;
-        broken_543_ = false;
-        left_545_ = false;
+        let _e125 = active_533_;
+        entry_537_ = _e125;
+        broken_538_ = false;
+        left_540_ = false;
         loop {
-            continued_544_ = false;
-            let _e287 = entry_542_;
-            let _e289 = exited_534_;
-            let _e291 = broken_543_;
-            let _e293 = continued_544_;
-            active_533_ = (_e287 && !((_e289 || (_e291 || _e293))));
-            let _e300 = vote_number_535_;
-            vote_number_535_ = (_e300 + 1u);
-            let _e305 = active_533_;
-            if _e305 {
-                let _e308 = vote_number_535_;
-                atomicMax((&workgroup_votes), _e308);
+            continued_539_ = false;
+            let _e135 = entry_537_;
+            let _e137 = exited_534_;
+            let _e139 = broken_538_;
+            let _e141 = continued_539_;
+            active_533_ = (_e135 && !((_e137 || (_e139 || _e141))));
+            let _e148 = vote_number_535_;
+            vote_number_535_ = (_e148 + 1u);
+            let _e153 = active_533_;
+            if _e153 {
+                let _e156 = vote_number_535_;
+                atomicMax((&workgroup_votes), _e156);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e313 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e313;
+                let _e161 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e161;
             }
-            let _e316 = workgroupUniformLoad((&workgroup_any));
-            let _e318 = vote_number_535_;
-            if (u32((_e316 == _e318)) == 0u) {
-                left_545_ = true;
+            let _e164 = workgroupUniformLoad((&workgroup_any));
+            let _e166 = vote_number_535_;
+            if (u32((_e164 == _e166)) == 0u) {
+                left_540_ = true;
                 break;
             }
-            let _e326 = active_533_;
-            if _e326 {
-                let _e336 = trips_532_;
-                let _e338 = (_e336 + 1u);
-                trips_532_ = _e338;
-                if (_e338 > 4096u) {
+            let _e174 = active_533_;
+            if _e174 {
+                let _e184 = trips_532_;
+                let _e186 = (_e184 + 1u);
+                trips_532_ = _e186;
+                if (_e186 > 4096u) {
                     loop_guard[0u] = 2u;
                     exited_534_ = true;
                     active_533_ = false;
                 }
             }
             {
-                let _e342 = active_533_;
-                if _e342 {
-                    let _e344 = k_17_;
-                    let _e346 = r15_;
-                    r18_ = (_e344 < _e346);
+                let _e190 = active_533_;
+                if _e190 {
+                    let _e192 = k_17_;
+                    let _e194 = r15_;
+                    r18_ = (_e192 < _e194);
+                    let _e198 = r18_;
+                    r19_ = !(_e198);
                 }
-                let _e350 = active_533_;
-                if _e350 {
-                    let _e352 = r18_;
-                    r19_ = !(_e352);
-                }
-                let _e356 = active_533_;
-                saved_546_ = _e356;
-                let _e359 = r19_;
-                let _e361 = saved_546_;
-                let _e362 = (_e361 && _e359);
-                taken_547_ = _e362;
-                active_533_ = _e362;
+                let _e202 = active_533_;
+                saved_541_ = _e202;
+                let _e205 = r19_;
+                let _e207 = saved_541_;
+                let _e208 = (_e207 && _e205);
+                taken_542_ = _e208;
+                active_533_ = _e208;
                 {
-                    let _e366 = active_533_;
-                    let _e368 = broken_543_;
-                    broken_543_ = (_e368 || _e366);
+                    let _e212 = active_533_;
+                    let _e214 = broken_538_;
+                    broken_538_ = (_e214 || _e212);
                     active_533_ = false;
                 }
-                let _e374 = saved_546_;
-                let _e376 = taken_547_;
-                let _e380 = exited_534_;
-                let _e382 = broken_543_;
-                let _e384 = continued_544_;
-                active_533_ = ((_e374 && !(_e376)) && !((_e380 || (_e382 || _e384))));
+                let _e220 = saved_541_;
+                let _e222 = taken_542_;
+                let _e226 = exited_534_;
+                let _e228 = broken_538_;
+                let _e230 = continued_539_;
+                active_533_ = ((_e220 && !(_e222)) && !((_e226 || (_e228 || _e230))));
                 {
                 }
-                let _e391 = saved_546_;
-                let _e393 = exited_534_;
-                let _e395 = broken_543_;
-                let _e397 = continued_544_;
-                active_533_ = (_e391 && !((_e393 || (_e395 || _e397))));
+                let _e237 = saved_541_;
+                let _e239 = exited_534_;
+                let _e241 = broken_538_;
+                let _e243 = continued_539_;
+                active_533_ = (_e237 && !((_e239 || (_e241 || _e243))));
+                storageBarrier();
+                workgroupBarrier();
+                let _e250 = active_533_;
+                if _e250 {
+                    r20_ = 256i;
+                    e_21_ = i32(local_index);
+                    left_543_ = false;
+                    loop {
+                        let _e266 = trips_532_;
+                        let _e268 = (_e266 + 1u);
+                        trips_532_ = _e268;
+                        if (_e268 > 4096u) {
+                            loop_guard[0u] = 3u;
+                            left_543_ = true;
+                            break;
+                        }
+                        {
+                            let _e272 = e_21_;
+                            r22_ = (_e272 < 1024i);
+                            let _e277 = r22_;
+                            r23_ = !(_e277);
+                            let _e281 = r23_;
+                            if _e281 {
+                                left_543_ = true;
+                                break;
+                            }
+                            let _e285 = e_21_;
+                            r24_ = (_e285 / 32i);
+                            let _e290 = r24_;
+                            r25_ = (_e290 % 32i);
+                            let _e295 = e_21_;
+                            r26_ = (_e295 / 1i);
+                            let _e300 = r26_;
+                            r27_ = (_e300 % 32i);
+                            let _e305 = r_2_;
+                            let _e307 = r25_;
+                            r28_ = (_e305 + _e307);
+                            let _e311 = k_17_;
+                            let _e313 = r27_;
+                            r29_ = (_e311 + _e313);
+                            let _e318 = params.M;
+                            let _e321 = params.K;
+                            let _e323 = r28_;
+                            let _e328 = r29_;
+                            let _e334 = r28_;
+                            let _e336 = r29_;
+                            let _e339 = bitcast<u32>(((_e334 * _e321) + _e336));
+                            let _e348 = A[(_e339 >> 1u)];
+                            let _e349 = (_e348 >> ((_e339 & 1u) << 4u));
+                            let _e351 = (_e349 & 32767u);
+                            let _e353 = (_e351 << 13u);
+                            r30_ = select(0f, bitcast<f32>((select(select((_e353 + 939524096u), (_e353 | 2139095040u), (_e351 >= 31744u)), bitcast<u32>((f32(_e351) * 0.000000059604645f)), (_e351 < 1024u)) | ((_e349 & 32768u) << 16u))), ((bitcast<u32>(_e323) < bitcast<u32>(_e318)) && (bitcast<u32>(_e328) < bitcast<u32>(_e321))));
+                            let _e378 = r30_;
+                            let _e382 = r25_;
+                            let _e384 = r27_;
+                            tile1_A_tile[bitcast<u32>(((_e382 * 32i) + _e384))] = _e378;
+                        }
+                        continuing {
+                            let _e391 = e_21_;
+                            let _e393 = r20_;
+                            e_21_ = (_e391 + _e393);
+                        }
+                    }
+                    let _e397 = left_543_;
+                    if !(_e397) {
+                        loop_guard[0u] = 2147483651u;
+                    }
+                }
+                storageBarrier();
+                workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
                 let _e404 = active_533_;
                 if _e404 {
-                    r20_ = 256i;
-                }
-                let _e408 = active_533_;
-                if _e408 {
-                    e_21_ = i32(local_index);
-                }
-                let _e413 = active_533_;
-                entry_548_ = _e413;
-                broken_549_ = false;
-                left_551_ = false;
-                loop {
-                    continued_550_ = false;
-                    let _e423 = entry_548_;
-                    let _e425 = exited_534_;
-                    let _e427 = broken_549_;
-                    let _e429 = continued_550_;
-                    active_533_ = (_e423 && !((_e425 || (_e427 || _e429))));
-                    let _e436 = vote_number_535_;
-                    vote_number_535_ = (_e436 + 1u);
-                    let _e441 = active_533_;
-                    if _e441 {
-                        let _e444 = vote_number_535_;
-                        atomicMax((&workgroup_votes), _e444);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e449 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e449;
-                    }
-                    let _e452 = workgroupUniformLoad((&workgroup_any));
-                    let _e454 = vote_number_535_;
-                    if (u32((_e452 == _e454)) == 0u) {
-                        left_551_ = true;
-                        break;
-                    }
-                    let _e462 = active_533_;
-                    if _e462 {
-                        let _e472 = trips_532_;
-                        let _e474 = (_e472 + 1u);
-                        trips_532_ = _e474;
-                        if (_e474 > 4096u) {
-                            loop_guard[0u] = 3u;
-                            exited_534_ = true;
-                            active_533_ = false;
-                        }
-                    }
-                    {
-                        let _e478 = active_533_;
-                        if _e478 {
-                            let _e480 = e_21_;
-                            r22_ = (_e480 < 1024i);
-                        }
-                        let _e485 = active_533_;
-                        if _e485 {
-                            let _e487 = r22_;
-                            r23_ = !(_e487);
-                        }
-                        let _e491 = active_533_;
-                        saved_552_ = _e491;
-                        let _e494 = r23_;
-                        let _e496 = saved_552_;
-                        let _e497 = (_e496 && _e494);
-                        taken_553_ = _e497;
-                        active_533_ = _e497;
-                        {
-                            let _e501 = active_533_;
-                            let _e503 = broken_549_;
-                            broken_549_ = (_e503 || _e501);
-                            active_533_ = false;
-                        }
-                        let _e509 = saved_552_;
-                        let _e511 = taken_553_;
-                        let _e515 = exited_534_;
-                        let _e517 = broken_549_;
-                        let _e519 = continued_550_;
-                        active_533_ = ((_e509 && !(_e511)) && !((_e515 || (_e517 || _e519))));
-                        {
-                        }
-                        let _e526 = saved_552_;
-                        let _e528 = exited_534_;
-                        let _e530 = broken_549_;
-                        let _e532 = continued_550_;
-                        active_533_ = (_e526 && !((_e528 || (_e530 || _e532))));
-                        let _e539 = active_533_;
-                        if _e539 {
-                            let _e541 = e_21_;
-                            r24_ = (_e541 / 32i);
-                        }
-                        let _e546 = active_533_;
-                        if _e546 {
-                            let _e548 = r24_;
-                            r25_ = (_e548 % 32i);
-                        }
-                        let _e553 = active_533_;
-                        if _e553 {
-                            let _e555 = e_21_;
-                            r26_ = (_e555 / 1i);
-                        }
-                        let _e560 = active_533_;
-                        if _e560 {
-                            let _e562 = r26_;
-                            r27_ = (_e562 % 32i);
-                        }
-                        let _e567 = active_533_;
-                        if _e567 {
-                            let _e569 = r_2_;
-                            let _e571 = r25_;
-                            r28_ = (_e569 + _e571);
-                        }
-                        let _e575 = active_533_;
-                        if _e575 {
-                            let _e577 = k_17_;
-                            let _e579 = r27_;
-                            r29_ = (_e577 + _e579);
-                        }
-                        let _e583 = active_533_;
-                        if _e583 {
-                            let _e586 = params.M;
-                            let _e589 = params.K;
-                            let _e591 = r28_;
-                            let _e596 = r29_;
-                            let _e602 = r28_;
-                            let _e604 = r29_;
-                            let _e607 = bitcast<u32>(((_e602 * _e589) + _e604));
-                            let _e616 = A[(_e607 >> 1u)];
-                            let _e617 = (_e616 >> ((_e607 & 1u) << 4u));
-                            let _e619 = (_e617 & 32767u);
-                            let _e621 = (_e619 << 13u);
-                            r30_ = select(0f, bitcast<f32>((select(select((_e621 + 939524096u), (_e621 | 2139095040u), (_e619 >= 31744u)), bitcast<u32>((f32(_e619) * 0.000000059604645f)), (_e619 < 1024u)) | ((_e617 & 32768u) << 16u))), ((bitcast<u32>(_e591) < bitcast<u32>(_e586)) && (bitcast<u32>(_e596) < bitcast<u32>(_e589))));
-                        }
-                        let _e646 = active_533_;
-                        if _e646 {
-                            let _e648 = r30_;
-                            let _e652 = r25_;
-                            let _e654 = r27_;
-                            tile1_A_tile[bitcast<u32>(((_e652 * 32i) + _e654))] = _e648;
-                        }
-                    }
-                    continuing {
-                        let _e661 = entry_548_;
-                        continued_550_ = false;
-                        let _e665 = exited_534_;
-                        let _e667 = broken_549_;
-                        let _e669 = continued_550_;
-                        active_533_ = (_e661 && !((_e665 || (_e667 || _e669))));
-                        {
-                            let _e676 = active_533_;
-                            if _e676 {
-                                let _e678 = e_21_;
-                                let _e680 = r20_;
-                                e_21_ = (_e678 + _e680);
-                            }
-                        }
-                    }
-                }
-                let _e684 = left_551_;
-                if !(_e684) {
-                    loop_guard[0u] = 2147483651u;
-                }
-                let _e691 = entry_548_;
-                let _e693 = exited_534_;
-                let _e695 = broken_543_;
-                let _e697 = continued_544_;
-                active_533_ = (_e691 && !((_e693 || (_e695 || _e697))));
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e704 = active_533_;
-                if _e704 {
                     r31_ = 256i;
-                }
-                let _e708 = active_533_;
-                if _e708 {
                     e_32_ = i32(local_index);
-                }
-                let _e713 = active_533_;
-                entry_554_ = _e713;
-                broken_555_ = false;
-                left_557_ = false;
-                loop {
-                    continued_556_ = false;
-                    let _e723 = entry_554_;
-                    let _e725 = exited_534_;
-                    let _e727 = broken_555_;
-                    let _e729 = continued_556_;
-                    active_533_ = (_e723 && !((_e725 || (_e727 || _e729))));
-                    let _e736 = vote_number_535_;
-                    vote_number_535_ = (_e736 + 1u);
-                    let _e741 = active_533_;
-                    if _e741 {
-                        let _e744 = vote_number_535_;
-                        atomicMax((&workgroup_votes), _e744);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e749 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e749;
-                    }
-                    let _e752 = workgroupUniformLoad((&workgroup_any));
-                    let _e754 = vote_number_535_;
-                    if (u32((_e752 == _e754)) == 0u) {
-                        left_557_ = true;
-                        break;
-                    }
-                    let _e762 = active_533_;
-                    if _e762 {
-                        let _e772 = trips_532_;
-                        let _e774 = (_e772 + 1u);
-                        trips_532_ = _e774;
-                        if (_e774 > 4096u) {
+                    left_544_ = false;
+                    loop {
+                        let _e420 = trips_532_;
+                        let _e422 = (_e420 + 1u);
+                        trips_532_ = _e422;
+                        if (_e422 > 4096u) {
                             loop_guard[0u] = 4u;
-                            exited_534_ = true;
-                            active_533_ = false;
+                            left_544_ = true;
+                            break;
                         }
-                    }
-                    {
-                        let _e778 = active_533_;
-                        if _e778 {
-                            let _e780 = e_32_;
-                            r33_ = (_e780 < 1024i);
-                        }
-                        let _e785 = active_533_;
-                        if _e785 {
-                            let _e787 = r33_;
-                            r34_ = !(_e787);
-                        }
-                        let _e791 = active_533_;
-                        saved_558_ = _e791;
-                        let _e794 = r34_;
-                        let _e796 = saved_558_;
-                        let _e797 = (_e796 && _e794);
-                        taken_559_ = _e797;
-                        active_533_ = _e797;
                         {
-                            let _e801 = active_533_;
-                            let _e803 = broken_555_;
-                            broken_555_ = (_e803 || _e801);
-                            active_533_ = false;
-                        }
-                        let _e809 = saved_558_;
-                        let _e811 = taken_559_;
-                        let _e815 = exited_534_;
-                        let _e817 = broken_555_;
-                        let _e819 = continued_556_;
-                        active_533_ = ((_e809 && !(_e811)) && !((_e815 || (_e817 || _e819))));
-                        {
-                        }
-                        let _e826 = saved_558_;
-                        let _e828 = exited_534_;
-                        let _e830 = broken_555_;
-                        let _e832 = continued_556_;
-                        active_533_ = (_e826 && !((_e828 || (_e830 || _e832))));
-                        let _e839 = active_533_;
-                        if _e839 {
-                            let _e841 = e_32_;
-                            r35_ = (_e841 / 32i);
-                        }
-                        let _e846 = active_533_;
-                        if _e846 {
-                            let _e848 = r35_;
-                            r36_ = (_e848 % 32i);
-                        }
-                        let _e853 = active_533_;
-                        if _e853 {
-                            let _e855 = e_32_;
-                            r37_ = (_e855 / 1i);
-                        }
-                        let _e860 = active_533_;
-                        if _e860 {
-                            let _e862 = r37_;
-                            r38_ = (_e862 % 32i);
-                        }
-                        let _e867 = active_533_;
-                        if _e867 {
-                            let _e869 = k_17_;
-                            let _e871 = r36_;
-                            r39_ = (_e869 + _e871);
-                        }
-                        let _e875 = active_533_;
-                        if _e875 {
-                            let _e877 = c_5_;
-                            let _e879 = r38_;
-                            r40_ = (_e877 + _e879);
-                        }
-                        let _e883 = active_533_;
-                        if _e883 {
-                            let _e886 = params.K;
-                            let _e889 = params.N;
-                            let _e891 = r39_;
-                            let _e896 = r40_;
-                            let _e902 = r39_;
-                            let _e904 = r40_;
-                            let _e907 = bitcast<u32>(((_e902 * _e889) + _e904));
-                            let _e916 = B[(_e907 >> 1u)];
-                            let _e917 = (_e916 >> ((_e907 & 1u) << 4u));
-                            let _e919 = (_e917 & 32767u);
-                            let _e921 = (_e919 << 13u);
-                            r41_ = select(0f, bitcast<f32>((select(select((_e921 + 939524096u), (_e921 | 2139095040u), (_e919 >= 31744u)), bitcast<u32>((f32(_e919) * 0.000000059604645f)), (_e919 < 1024u)) | ((_e917 & 32768u) << 16u))), ((bitcast<u32>(_e891) < bitcast<u32>(_e886)) && (bitcast<u32>(_e896) < bitcast<u32>(_e889))));
-                        }
-                        let _e946 = active_533_;
-                        if _e946 {
-                            let _e948 = r41_;
-                            let _e952 = r36_;
-                            let _e954 = r38_;
-                            tile2_B_tile[bitcast<u32>(((_e952 * 32i) + _e954))] = _e948;
-                        }
-                    }
-                    continuing {
-                        let _e961 = entry_554_;
-                        continued_556_ = false;
-                        let _e965 = exited_534_;
-                        let _e967 = broken_555_;
-                        let _e969 = continued_556_;
-                        active_533_ = (_e961 && !((_e965 || (_e967 || _e969))));
-                        {
-                            let _e976 = active_533_;
-                            if _e976 {
-                                let _e978 = e_32_;
-                                let _e980 = r31_;
-                                e_32_ = (_e978 + _e980);
+                            let _e426 = e_32_;
+                            r33_ = (_e426 < 1024i);
+                            let _e431 = r33_;
+                            r34_ = !(_e431);
+                            let _e435 = r34_;
+                            if _e435 {
+                                left_544_ = true;
+                                break;
                             }
+                            let _e439 = e_32_;
+                            r35_ = (_e439 / 32i);
+                            let _e444 = r35_;
+                            r36_ = (_e444 % 32i);
+                            let _e449 = e_32_;
+                            r37_ = (_e449 / 1i);
+                            let _e454 = r37_;
+                            r38_ = (_e454 % 32i);
+                            let _e459 = k_17_;
+                            let _e461 = r36_;
+                            r39_ = (_e459 + _e461);
+                            let _e465 = c_5_;
+                            let _e467 = r38_;
+                            r40_ = (_e465 + _e467);
+                            let _e472 = params.K;
+                            let _e475 = params.N;
+                            let _e477 = r39_;
+                            let _e482 = r40_;
+                            let _e488 = r39_;
+                            let _e490 = r40_;
+                            let _e493 = bitcast<u32>(((_e488 * _e475) + _e490));
+                            let _e502 = B[(_e493 >> 1u)];
+                            let _e503 = (_e502 >> ((_e493 & 1u) << 4u));
+                            let _e505 = (_e503 & 32767u);
+                            let _e507 = (_e505 << 13u);
+                            r41_ = select(0f, bitcast<f32>((select(select((_e507 + 939524096u), (_e507 | 2139095040u), (_e505 >= 31744u)), bitcast<u32>((f32(_e505) * 0.000000059604645f)), (_e505 < 1024u)) | ((_e503 & 32768u) << 16u))), ((bitcast<u32>(_e477) < bitcast<u32>(_e472)) && (bitcast<u32>(_e482) < bitcast<u32>(_e475))));
+                            let _e532 = r41_;
+                            let _e536 = r36_;
+                            let _e538 = r38_;
+                            tile2_B_tile[bitcast<u32>(((_e536 * 32i) + _e538))] = _e532;
+                        }
+                        continuing {
+                            let _e545 = e_32_;
+                            let _e547 = r31_;
+                            e_32_ = (_e545 + _e547);
                         }
                     }
-                }
-                let _e984 = left_557_;
-                if !(_e984) {
-                    loop_guard[0u] = 2147483652u;
-                }
-                let _e991 = entry_554_;
-                let _e993 = exited_534_;
-                let _e995 = broken_543_;
-                let _e997 = continued_544_;
-                active_533_ = (_e991 && !((_e993 || (_e995 || _e997))));
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e1004 = active_533_;
-                if _e1004 {
-                    r42_ = 1i;
-                }
-                let _e1008 = active_533_;
-                if _e1008 {
-                    let _e1010 = r42_;
-                    r43_ = (_e1010 != 0i);
-                }
-                let _e1015 = active_533_;
-                saved_560_ = _e1015;
-                let _e1018 = r43_;
-                let _e1020 = saved_560_;
-                let _e1021 = (_e1020 && _e1018);
-                taken_561_ = _e1021;
-                active_533_ = _e1021;
-                {
-                    let _e1025 = active_533_;
-                    if _e1025 {
-                        r44_ = 8i;
+                    let _e551 = left_544_;
+                    if !(_e551) {
+                        loop_guard[0u] = 2147483652u;
                     }
-                    let _e1029 = active_533_;
-                    if _e1029 {
+                }
+                storageBarrier();
+                workgroupBarrier();
+                storageBarrier();
+                workgroupBarrier();
+                let _e558 = active_533_;
+                if _e558 {
+                    r42_ = 1i;
+                    let _e562 = r42_;
+                    r43_ = (_e562 != 0i);
+                }
+                let _e567 = active_533_;
+                saved_545_ = _e567;
+                let _e570 = r43_;
+                let _e572 = saved_545_;
+                let _e573 = (_e572 && _e570);
+                taken_546_ = _e573;
+                active_533_ = _e573;
+                {
+                    let _e577 = active_533_;
+                    if _e577 {
+                        r44_ = 8i;
                         block_45_ = (i32(local_index) / 32i);
                     }
-                    let _e1036 = active_533_;
-                    entry_562_ = _e1036;
-                    broken_563_ = false;
-                    left_565_ = false;
+                    let _e586 = active_533_;
+                    entry_547_ = _e586;
+                    broken_548_ = false;
+                    left_550_ = false;
                     loop {
-                        continued_564_ = false;
-                        let _e1046 = entry_562_;
-                        let _e1048 = exited_534_;
-                        let _e1050 = broken_563_;
-                        let _e1052 = continued_564_;
-                        active_533_ = (_e1046 && !((_e1048 || (_e1050 || _e1052))));
-                        let _e1059 = vote_number_535_;
-                        vote_number_535_ = (_e1059 + 1u);
-                        let _e1064 = active_533_;
-                        if _e1064 {
-                            let _e1067 = vote_number_535_;
-                            atomicMax((&workgroup_votes), _e1067);
+                        continued_549_ = false;
+                        let _e596 = entry_547_;
+                        let _e598 = exited_534_;
+                        let _e600 = broken_548_;
+                        let _e602 = continued_549_;
+                        active_533_ = (_e596 && !((_e598 || (_e600 || _e602))));
+                        let _e609 = vote_number_535_;
+                        vote_number_535_ = (_e609 + 1u);
+                        let _e614 = active_533_;
+                        if _e614 {
+                            let _e617 = vote_number_535_;
+                            atomicMax((&workgroup_votes), _e617);
                         }
                         workgroupBarrier();
                         if (local_index == 0u) {
-                            let _e1072 = atomicLoad((&workgroup_votes));
-                            workgroup_any = _e1072;
+                            let _e622 = atomicLoad((&workgroup_votes));
+                            workgroup_any = _e622;
                         }
-                        let _e1075 = workgroupUniformLoad((&workgroup_any));
-                        let _e1077 = vote_number_535_;
-                        if (u32((_e1075 == _e1077)) == 0u) {
-                            left_565_ = true;
+                        let _e625 = workgroupUniformLoad((&workgroup_any));
+                        let _e627 = vote_number_535_;
+                        if (u32((_e625 == _e627)) == 0u) {
+                            left_550_ = true;
                             break;
                         }
-                        let _e1085 = active_533_;
-                        if _e1085 {
-                            let _e1095 = trips_532_;
-                            let _e1097 = (_e1095 + 1u);
-                            trips_532_ = _e1097;
-                            if (_e1097 > 4096u) {
+                        let _e635 = active_533_;
+                        if _e635 {
+                            let _e645 = trips_532_;
+                            let _e647 = (_e645 + 1u);
+                            trips_532_ = _e647;
+                            if (_e647 > 4096u) {
                                 loop_guard[0u] = 5u;
                                 exited_534_ = true;
                                 active_533_ = false;
                             }
                         }
                         {
-                            let _e1101 = active_533_;
-                            if _e1101 {
-                                let _e1103 = block_45_;
-                                r46_ = (_e1103 < 8i);
+                            let _e651 = active_533_;
+                            if _e651 {
+                                let _e653 = block_45_;
+                                r46_ = (_e653 < 8i);
+                                let _e658 = r46_;
+                                r47_ = !(_e658);
                             }
-                            let _e1108 = active_533_;
-                            if _e1108 {
-                                let _e1110 = r46_;
-                                r47_ = !(_e1110);
-                            }
-                            let _e1114 = active_533_;
-                            saved_566_ = _e1114;
-                            let _e1117 = r47_;
-                            let _e1119 = saved_566_;
-                            let _e1120 = (_e1119 && _e1117);
-                            taken_567_ = _e1120;
-                            active_533_ = _e1120;
+                            let _e662 = active_533_;
+                            saved_551_ = _e662;
+                            let _e665 = r47_;
+                            let _e667 = saved_551_;
+                            let _e668 = (_e667 && _e665);
+                            taken_552_ = _e668;
+                            active_533_ = _e668;
                             {
-                                let _e1124 = active_533_;
-                                let _e1126 = broken_563_;
-                                broken_563_ = (_e1126 || _e1124);
+                                let _e672 = active_533_;
+                                let _e674 = broken_548_;
+                                broken_548_ = (_e674 || _e672);
                                 active_533_ = false;
                             }
-                            let _e1132 = saved_566_;
-                            let _e1134 = taken_567_;
-                            let _e1138 = exited_534_;
-                            let _e1140 = broken_563_;
-                            let _e1142 = continued_564_;
-                            active_533_ = ((_e1132 && !(_e1134)) && !((_e1138 || (_e1140 || _e1142))));
+                            let _e680 = saved_551_;
+                            let _e682 = taken_552_;
+                            let _e686 = exited_534_;
+                            let _e688 = broken_548_;
+                            let _e690 = continued_549_;
+                            active_533_ = ((_e680 && !(_e682)) && !((_e686 || (_e688 || _e690))));
                             {
                             }
-                            let _e1149 = saved_566_;
-                            let _e1151 = exited_534_;
-                            let _e1153 = broken_563_;
-                            let _e1155 = continued_564_;
-                            active_533_ = (_e1149 && !((_e1151 || (_e1153 || _e1155))));
-                            let _e1162 = active_533_;
-                            if _e1162 {
-                                let _e1164 = block_45_;
-                                r48_ = (_e1164 / 4i);
-                            }
-                            let _e1169 = active_533_;
-                            if _e1169 {
-                                let _e1171 = r48_;
-                                r49_ = (_e1171 % 2i);
-                            }
-                            let _e1176 = active_533_;
-                            if _e1176 {
-                                let _e1178 = block_45_;
-                                r50_ = (_e1178 / 1i);
-                            }
-                            let _e1183 = active_533_;
-                            if _e1183 {
-                                let _e1185 = r50_;
-                                r51_ = (_e1185 % 4i);
-                            }
-                            let _e1190 = active_533_;
-                            if _e1190 {
-                                let _e1192 = r49_;
-                                r52_ = (_e1192 * 16i);
-                            }
-                            let _e1197 = active_533_;
-                            if _e1197 {
-                                let _e1199 = r51_;
-                                r53_ = (_e1199 * 8i);
-                            }
-                            let _e1204 = active_533_;
-                            if _e1204 {
+                            let _e697 = saved_551_;
+                            let _e699 = exited_534_;
+                            let _e701 = broken_548_;
+                            let _e703 = continued_549_;
+                            active_533_ = (_e697 && !((_e699 || (_e701 || _e703))));
+                            let _e710 = active_533_;
+                            if _e710 {
+                                let _e712 = block_45_;
+                                r48_ = (_e712 / 4i);
+                                let _e717 = r48_;
+                                r49_ = (_e717 % 2i);
+                                let _e722 = block_45_;
+                                r50_ = (_e722 / 1i);
+                                let _e727 = r50_;
+                                r51_ = (_e727 % 4i);
+                                let _e732 = r49_;
+                                r52_ = (_e732 * 16i);
+                                let _e737 = r51_;
+                                r53_ = (_e737 * 8i);
                                 mma_c_local2_[0i] = 0f;
-                            }
-                            let _e1210 = active_533_;
-                            if _e1210 {
                                 mma_c_local2_[1i] = 0f;
-                            }
-                            let _e1216 = active_533_;
-                            if _e1216 {
                                 mma_c_local2_[2i] = 0f;
-                            }
-                            let _e1222 = active_533_;
-                            if _e1222 {
                                 mma_c_local2_[3i] = 0f;
-                            }
-                            let _e1228 = active_533_;
-                            if _e1228 {
                                 k_54_ = 0i;
                             }
-                            let _e1232 = active_533_;
-                            entry_568_ = _e1232;
-                            broken_569_ = false;
-                            left_571_ = false;
+                            let _e760 = active_533_;
+                            entry_553_ = _e760;
+                            broken_554_ = false;
+                            left_556_ = false;
                             loop {
-                                continued_570_ = false;
-                                let _e1242 = entry_568_;
-                                let _e1244 = exited_534_;
-                                let _e1246 = broken_569_;
-                                let _e1248 = continued_570_;
-                                active_533_ = (_e1242 && !((_e1244 || (_e1246 || _e1248))));
-                                let _e1255 = vote_number_535_;
-                                vote_number_535_ = (_e1255 + 1u);
-                                let _e1260 = active_533_;
-                                if _e1260 {
-                                    let _e1263 = vote_number_535_;
-                                    atomicMax((&workgroup_votes), _e1263);
+                                continued_555_ = false;
+                                let _e770 = entry_553_;
+                                let _e772 = exited_534_;
+                                let _e774 = broken_554_;
+                                let _e776 = continued_555_;
+                                active_533_ = (_e770 && !((_e772 || (_e774 || _e776))));
+                                let _e783 = vote_number_535_;
+                                vote_number_535_ = (_e783 + 1u);
+                                let _e788 = active_533_;
+                                if _e788 {
+                                    let _e791 = vote_number_535_;
+                                    atomicMax((&workgroup_votes), _e791);
                                 }
                                 workgroupBarrier();
                                 if (local_index == 0u) {
-                                    let _e1268 = atomicLoad((&workgroup_votes));
-                                    workgroup_any = _e1268;
+                                    let _e796 = atomicLoad((&workgroup_votes));
+                                    workgroup_any = _e796;
                                 }
-                                let _e1271 = workgroupUniformLoad((&workgroup_any));
-                                let _e1273 = vote_number_535_;
-                                if (u32((_e1271 == _e1273)) == 0u) {
-                                    left_571_ = true;
+                                let _e799 = workgroupUniformLoad((&workgroup_any));
+                                let _e801 = vote_number_535_;
+                                if (u32((_e799 == _e801)) == 0u) {
+                                    left_556_ = true;
                                     break;
                                 }
-                                let _e1281 = active_533_;
-                                if _e1281 {
-                                    let _e1291 = trips_532_;
-                                    let _e1293 = (_e1291 + 1u);
-                                    trips_532_ = _e1293;
-                                    if (_e1293 > 4096u) {
+                                let _e809 = active_533_;
+                                if _e809 {
+                                    let _e819 = trips_532_;
+                                    let _e821 = (_e819 + 1u);
+                                    trips_532_ = _e821;
+                                    if (_e821 > 4096u) {
                                         loop_guard[0u] = 6u;
                                         exited_534_ = true;
                                         active_533_ = false;
                                     }
                                 }
                                 {
-                                    let _e1297 = active_533_;
-                                    if _e1297 {
-                                        let _e1299 = k_54_;
-                                        r55_ = (_e1299 < 2i);
+                                    let _e825 = active_533_;
+                                    if _e825 {
+                                        let _e827 = k_54_;
+                                        r55_ = (_e827 < 2i);
+                                        let _e832 = r55_;
+                                        r56_ = !(_e832);
                                     }
-                                    let _e1304 = active_533_;
-                                    if _e1304 {
-                                        let _e1306 = r55_;
-                                        r56_ = !(_e1306);
-                                    }
-                                    let _e1310 = active_533_;
-                                    saved_572_ = _e1310;
-                                    let _e1313 = r56_;
-                                    let _e1315 = saved_572_;
-                                    let _e1316 = (_e1315 && _e1313);
-                                    taken_573_ = _e1316;
-                                    active_533_ = _e1316;
+                                    let _e836 = active_533_;
+                                    saved_557_ = _e836;
+                                    let _e839 = r56_;
+                                    let _e841 = saved_557_;
+                                    let _e842 = (_e841 && _e839);
+                                    taken_558_ = _e842;
+                                    active_533_ = _e842;
                                     {
-                                        let _e1320 = active_533_;
-                                        let _e1322 = broken_569_;
-                                        broken_569_ = (_e1322 || _e1320);
+                                        let _e846 = active_533_;
+                                        let _e848 = broken_554_;
+                                        broken_554_ = (_e848 || _e846);
                                         active_533_ = false;
                                     }
-                                    let _e1328 = saved_572_;
-                                    let _e1330 = taken_573_;
-                                    let _e1334 = exited_534_;
-                                    let _e1336 = broken_569_;
-                                    let _e1338 = continued_570_;
-                                    active_533_ = ((_e1328 && !(_e1330)) && !((_e1334 || (_e1336 || _e1338))));
+                                    let _e854 = saved_557_;
+                                    let _e856 = taken_558_;
+                                    let _e860 = exited_534_;
+                                    let _e862 = broken_554_;
+                                    let _e864 = continued_555_;
+                                    active_533_ = ((_e854 && !(_e856)) && !((_e860 || (_e862 || _e864))));
                                     {
                                     }
-                                    let _e1345 = saved_572_;
-                                    let _e1347 = exited_534_;
-                                    let _e1349 = broken_569_;
-                                    let _e1351 = continued_570_;
-                                    active_533_ = (_e1345 && !((_e1347 || (_e1349 || _e1351))));
-                                    let _e1358 = active_533_;
-                                    if _e1358 {
-                                        let _e1360 = k_54_;
-                                        r57_ = (_e1360 * 16i);
-                                    }
-                                    let _e1365 = active_533_;
-                                    if _e1365 {
+                                    let _e871 = saved_557_;
+                                    let _e873 = exited_534_;
+                                    let _e875 = broken_554_;
+                                    let _e877 = continued_555_;
+                                    active_533_ = (_e871 && !((_e873 || (_e875 || _e877))));
+                                    let _e884 = active_533_;
+                                    if _e884 {
+                                        let _e886 = k_54_;
+                                        r57_ = (_e886 * 16i);
                                         r58_ = (i32(local_index) % 32i);
-                                    }
-                                    let _e1372 = active_533_;
-                                    if _e1372 {
-                                        let _e1374 = r58_;
-                                        r59_ = (_e1374 >> bitcast<u32>(2i));
-                                    }
-                                    let _e1380 = active_533_;
-                                    if _e1380 {
-                                        let _e1382 = r58_;
-                                        r60_ = (_e1382 & 3i);
-                                    }
-                                    let _e1387 = active_533_;
-                                    if _e1387 {
-                                        let _e1389 = r60_;
-                                        r61_ = (_e1389 << bitcast<u32>(1i));
-                                    }
-                                    let _e1395 = active_533_;
-                                    if _e1395 {
-                                        let _e1397 = r52_;
-                                        let _e1399 = r59_;
-                                        r62_ = (_e1397 + _e1399);
-                                    }
-                                    let _e1403 = active_533_;
-                                    if _e1403 {
-                                        let _e1405 = r57_;
-                                        let _e1407 = r61_;
-                                        r63_ = (_e1405 + _e1407);
-                                    }
-                                    let _e1411 = active_533_;
-                                    if _e1411 {
-                                        let _e1415 = r62_;
-                                        let _e1417 = r63_;
-                                        let _e1423 = tile1_A_tile[bitcast<u32>(((_e1415 * 32i) + _e1417))];
-                                        r64_ = _e1423;
-                                    }
-                                    let _e1426 = active_533_;
-                                    if _e1426 {
-                                        let _e1428 = r64_;
-                                        mma_a_local0_[0i] = _e1428;
-                                    }
-                                    let _e1433 = active_533_;
-                                    if _e1433 {
-                                        let _e1435 = r63_;
-                                        r65_ = (_e1435 + 1i);
-                                    }
-                                    let _e1440 = active_533_;
-                                    if _e1440 {
-                                        let _e1444 = r62_;
-                                        let _e1446 = r65_;
-                                        let _e1452 = tile1_A_tile[bitcast<u32>(((_e1444 * 32i) + _e1446))];
-                                        r66_ = _e1452;
-                                    }
-                                    let _e1455 = active_533_;
-                                    if _e1455 {
-                                        let _e1457 = r66_;
-                                        mma_a_local0_[1i] = _e1457;
-                                    }
-                                    let _e1462 = active_533_;
-                                    if _e1462 {
-                                        let _e1464 = r62_;
-                                        r67_ = (_e1464 + 8i);
-                                    }
-                                    let _e1469 = active_533_;
-                                    if _e1469 {
-                                        let _e1473 = r67_;
-                                        let _e1475 = r63_;
-                                        let _e1481 = tile1_A_tile[bitcast<u32>(((_e1473 * 32i) + _e1475))];
-                                        r68_ = _e1481;
-                                    }
-                                    let _e1484 = active_533_;
-                                    if _e1484 {
-                                        let _e1486 = r68_;
-                                        mma_a_local0_[2i] = _e1486;
-                                    }
-                                    let _e1491 = active_533_;
-                                    if _e1491 {
-                                        let _e1495 = r67_;
-                                        let _e1497 = r65_;
-                                        let _e1503 = tile1_A_tile[bitcast<u32>(((_e1495 * 32i) + _e1497))];
-                                        r69_ = _e1503;
-                                    }
-                                    let _e1506 = active_533_;
-                                    if _e1506 {
-                                        let _e1508 = r69_;
-                                        mma_a_local0_[3i] = _e1508;
-                                    }
-                                    let _e1513 = active_533_;
-                                    if _e1513 {
-                                        let _e1515 = r63_;
-                                        r70_ = (_e1515 + 8i);
-                                    }
-                                    let _e1520 = active_533_;
-                                    if _e1520 {
-                                        let _e1524 = r62_;
-                                        let _e1526 = r70_;
-                                        let _e1532 = tile1_A_tile[bitcast<u32>(((_e1524 * 32i) + _e1526))];
-                                        r71_ = _e1532;
-                                    }
-                                    let _e1535 = active_533_;
-                                    if _e1535 {
-                                        let _e1537 = r71_;
-                                        mma_a_local0_[4i] = _e1537;
-                                    }
-                                    let _e1542 = active_533_;
-                                    if _e1542 {
-                                        let _e1544 = r63_;
-                                        r72_ = (_e1544 + 9i);
-                                    }
-                                    let _e1549 = active_533_;
-                                    if _e1549 {
-                                        let _e1553 = r62_;
-                                        let _e1555 = r72_;
-                                        let _e1561 = tile1_A_tile[bitcast<u32>(((_e1553 * 32i) + _e1555))];
-                                        r73_ = _e1561;
-                                    }
-                                    let _e1564 = active_533_;
-                                    if _e1564 {
-                                        let _e1566 = r73_;
-                                        mma_a_local0_[5i] = _e1566;
-                                    }
-                                    let _e1571 = active_533_;
-                                    if _e1571 {
-                                        let _e1575 = r67_;
-                                        let _e1577 = r70_;
-                                        let _e1583 = tile1_A_tile[bitcast<u32>(((_e1575 * 32i) + _e1577))];
-                                        r74_ = _e1583;
-                                    }
-                                    let _e1586 = active_533_;
-                                    if _e1586 {
-                                        let _e1588 = r74_;
-                                        mma_a_local0_[6i] = _e1588;
-                                    }
-                                    let _e1593 = active_533_;
-                                    if _e1593 {
-                                        let _e1597 = r67_;
-                                        let _e1599 = r72_;
-                                        let _e1605 = tile1_A_tile[bitcast<u32>(((_e1597 * 32i) + _e1599))];
-                                        r75_ = _e1605;
-                                    }
-                                    let _e1608 = active_533_;
-                                    if _e1608 {
-                                        let _e1610 = r75_;
-                                        mma_a_local0_[7i] = _e1610;
-                                    }
-                                    let _e1615 = active_533_;
-                                    if _e1615 {
+                                        let _e896 = r58_;
+                                        r59_ = (_e896 >> bitcast<u32>(2i));
+                                        let _e902 = r58_;
+                                        r60_ = (_e902 & 3i);
+                                        let _e907 = r60_;
+                                        r61_ = (_e907 << bitcast<u32>(1i));
+                                        let _e913 = r52_;
+                                        let _e915 = r59_;
+                                        r62_ = (_e913 + _e915);
+                                        let _e919 = r57_;
+                                        let _e921 = r61_;
+                                        r63_ = (_e919 + _e921);
+                                        let _e927 = r62_;
+                                        let _e929 = r63_;
+                                        let _e935 = tile1_A_tile[bitcast<u32>(((_e927 * 32i) + _e929))];
+                                        r64_ = _e935;
+                                        let _e938 = r64_;
+                                        mma_a_local0_[0i] = _e938;
+                                        let _e943 = r63_;
+                                        r65_ = (_e943 + 1i);
+                                        let _e950 = r62_;
+                                        let _e952 = r65_;
+                                        let _e958 = tile1_A_tile[bitcast<u32>(((_e950 * 32i) + _e952))];
+                                        r66_ = _e958;
+                                        let _e961 = r66_;
+                                        mma_a_local0_[1i] = _e961;
+                                        let _e966 = r62_;
+                                        r67_ = (_e966 + 8i);
+                                        let _e973 = r67_;
+                                        let _e975 = r63_;
+                                        let _e981 = tile1_A_tile[bitcast<u32>(((_e973 * 32i) + _e975))];
+                                        r68_ = _e981;
+                                        let _e984 = r68_;
+                                        mma_a_local0_[2i] = _e984;
+                                        let _e991 = r67_;
+                                        let _e993 = r65_;
+                                        let _e999 = tile1_A_tile[bitcast<u32>(((_e991 * 32i) + _e993))];
+                                        r69_ = _e999;
+                                        let _e1002 = r69_;
+                                        mma_a_local0_[3i] = _e1002;
+                                        let _e1007 = r63_;
+                                        r70_ = (_e1007 + 8i);
+                                        let _e1014 = r62_;
+                                        let _e1016 = r70_;
+                                        let _e1022 = tile1_A_tile[bitcast<u32>(((_e1014 * 32i) + _e1016))];
+                                        r71_ = _e1022;
+                                        let _e1025 = r71_;
+                                        mma_a_local0_[4i] = _e1025;
+                                        let _e1030 = r63_;
+                                        r72_ = (_e1030 + 9i);
+                                        let _e1037 = r62_;
+                                        let _e1039 = r72_;
+                                        let _e1045 = tile1_A_tile[bitcast<u32>(((_e1037 * 32i) + _e1039))];
+                                        r73_ = _e1045;
+                                        let _e1048 = r73_;
+                                        mma_a_local0_[5i] = _e1048;
+                                        let _e1055 = r67_;
+                                        let _e1057 = r70_;
+                                        let _e1063 = tile1_A_tile[bitcast<u32>(((_e1055 * 32i) + _e1057))];
+                                        r74_ = _e1063;
+                                        let _e1066 = r74_;
+                                        mma_a_local0_[6i] = _e1066;
+                                        let _e1073 = r67_;
+                                        let _e1075 = r72_;
+                                        let _e1081 = tile1_A_tile[bitcast<u32>(((_e1073 * 32i) + _e1075))];
+                                        r75_ = _e1081;
+                                        let _e1084 = r75_;
+                                        mma_a_local0_[7i] = _e1084;
                                         r76_ = (i32(local_index) % 32i);
-                                    }
-                                    let _e1622 = active_533_;
-                                    if _e1622 {
-                                        let _e1624 = r76_;
-                                        r77_ = (_e1624 >> bitcast<u32>(2i));
-                                    }
-                                    let _e1630 = active_533_;
-                                    if _e1630 {
-                                        let _e1632 = r76_;
-                                        r78_ = (_e1632 & 3i);
-                                    }
-                                    let _e1637 = active_533_;
-                                    if _e1637 {
-                                        let _e1639 = r78_;
-                                        r79_ = (_e1639 << bitcast<u32>(1i));
-                                    }
-                                    let _e1645 = active_533_;
-                                    if _e1645 {
-                                        let _e1647 = r57_;
-                                        let _e1649 = r79_;
-                                        r80_ = (_e1647 + _e1649);
-                                    }
-                                    let _e1653 = active_533_;
-                                    if _e1653 {
-                                        let _e1655 = r53_;
-                                        let _e1657 = r77_;
-                                        r81_ = (_e1655 + _e1657);
-                                    }
-                                    let _e1661 = active_533_;
-                                    if _e1661 {
-                                        let _e1665 = r80_;
-                                        let _e1667 = r81_;
-                                        let _e1673 = tile2_B_tile[bitcast<u32>(((_e1665 * 32i) + _e1667))];
-                                        r82_ = _e1673;
-                                    }
-                                    let _e1676 = active_533_;
-                                    if _e1676 {
-                                        let _e1678 = r82_;
-                                        mma_b_local1_[0i] = _e1678;
-                                    }
-                                    let _e1683 = active_533_;
-                                    if _e1683 {
-                                        let _e1685 = r80_;
-                                        r83_ = (_e1685 + 1i);
-                                    }
-                                    let _e1690 = active_533_;
-                                    if _e1690 {
-                                        let _e1694 = r83_;
-                                        let _e1696 = r81_;
-                                        let _e1702 = tile2_B_tile[bitcast<u32>(((_e1694 * 32i) + _e1696))];
-                                        r84_ = _e1702;
-                                    }
-                                    let _e1705 = active_533_;
-                                    if _e1705 {
-                                        let _e1707 = r84_;
-                                        mma_b_local1_[1i] = _e1707;
-                                    }
-                                    let _e1712 = active_533_;
-                                    if _e1712 {
-                                        let _e1714 = r80_;
-                                        r85_ = (_e1714 + 8i);
-                                    }
-                                    let _e1719 = active_533_;
-                                    if _e1719 {
-                                        let _e1723 = r85_;
-                                        let _e1725 = r81_;
-                                        let _e1731 = tile2_B_tile[bitcast<u32>(((_e1723 * 32i) + _e1725))];
-                                        r86_ = _e1731;
-                                    }
-                                    let _e1734 = active_533_;
-                                    if _e1734 {
-                                        let _e1736 = r86_;
-                                        mma_b_local1_[2i] = _e1736;
-                                    }
-                                    let _e1741 = active_533_;
-                                    if _e1741 {
-                                        let _e1743 = r80_;
-                                        r87_ = (_e1743 + 9i);
-                                    }
-                                    let _e1748 = active_533_;
-                                    if _e1748 {
-                                        let _e1752 = r87_;
-                                        let _e1754 = r81_;
-                                        let _e1760 = tile2_B_tile[bitcast<u32>(((_e1752 * 32i) + _e1754))];
-                                        r88_ = _e1760;
-                                    }
-                                    let _e1763 = active_533_;
-                                    if _e1763 {
-                                        let _e1765 = r88_;
-                                        mma_b_local1_[3i] = _e1765;
-                                    }
-                                    let _e1770 = active_533_;
-                                    if _e1770 {
+                                        let _e1094 = r76_;
+                                        r77_ = (_e1094 >> bitcast<u32>(2i));
+                                        let _e1100 = r76_;
+                                        r78_ = (_e1100 & 3i);
+                                        let _e1105 = r78_;
+                                        r79_ = (_e1105 << bitcast<u32>(1i));
+                                        let _e1111 = r57_;
+                                        let _e1113 = r79_;
+                                        r80_ = (_e1111 + _e1113);
+                                        let _e1117 = r53_;
+                                        let _e1119 = r77_;
+                                        r81_ = (_e1117 + _e1119);
+                                        let _e1125 = r80_;
+                                        let _e1127 = r81_;
+                                        let _e1133 = tile2_B_tile[bitcast<u32>(((_e1125 * 32i) + _e1127))];
+                                        r82_ = _e1133;
+                                        let _e1136 = r82_;
+                                        mma_b_local1_[0i] = _e1136;
+                                        let _e1141 = r80_;
+                                        r83_ = (_e1141 + 1i);
+                                        let _e1148 = r83_;
+                                        let _e1150 = r81_;
+                                        let _e1156 = tile2_B_tile[bitcast<u32>(((_e1148 * 32i) + _e1150))];
+                                        r84_ = _e1156;
+                                        let _e1159 = r84_;
+                                        mma_b_local1_[1i] = _e1159;
+                                        let _e1164 = r80_;
+                                        r85_ = (_e1164 + 8i);
+                                        let _e1171 = r85_;
+                                        let _e1173 = r81_;
+                                        let _e1179 = tile2_B_tile[bitcast<u32>(((_e1171 * 32i) + _e1173))];
+                                        r86_ = _e1179;
+                                        let _e1182 = r86_;
+                                        mma_b_local1_[2i] = _e1182;
+                                        let _e1187 = r80_;
+                                        r87_ = (_e1187 + 9i);
+                                        let _e1194 = r87_;
+                                        let _e1196 = r81_;
+                                        let _e1202 = tile2_B_tile[bitcast<u32>(((_e1194 * 32i) + _e1196))];
+                                        r88_ = _e1202;
+                                        let _e1205 = r88_;
+                                        mma_b_local1_[3i] = _e1205;
                                         r152_ = (i32(local_index) % 32i);
+                                        let _e1215 = r152_;
+                                        r153_ = (_e1215 >> bitcast<u32>(2i));
+                                        let _e1221 = r152_;
+                                        r154_ = (_e1221 & 3i);
+                                        let _e1226 = r153_;
+                                        r155_ = (_e1226 << bitcast<u32>(2i));
+                                        let _e1232 = r154_;
+                                        r156_ = (_e1232 << bitcast<u32>(3i));
+                                        let _e1238 = r155_;
+                                        r157_ = (_e1238 + 0i);
+                                        let _e1243 = r156_;
+                                        r158_ = (_e1243 + 0i);
+                                        let _e1248 = r158_;
+                                        r159_ = (_e1248 + 4i);
+                                        let _e1255 = mma_a_local0_[0i];
+                                        r160_ = _e1255;
                                     }
+                                    workgroupBarrier();
+                                    let _e1258 = r160_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1258);
+                                    let _e1269 = active_533_;
+                                    lane_active[local_index] = u32(_e1269);
+                                    workgroupBarrier();
+                                    let _e1272 = active_533_;
+                                    if _e1272 {
+                                        let _e1278 = i32(local_index);
+                                        let _e1281 = r157_;
+                                        let _e1285 = (((_e1281 % 32i) + 32i) % 32i);
+                                        let _e1290 = ((_e1278 - (i32(local_index) % 32i)) + _e1285);
+                                        let _e1293 = (((_e1285 >= 0i) && (_e1285 < 32i)) && (_e1290 < 256i));
+                                        let _e1294 = select(_e1278, _e1290, _e1293);
+                                        let _e1298 = lane_active[bitcast<u32>(_e1294)];
+                                        let _e1305 = lane_values[bitcast<u32>(_e1294)];
+                                        let _e1309 = lane_values[bitcast<u32>(_e1278)];
+                                        r161_ = bitcast<f32>(select(_e1309, _e1305, (_e1293 && (_e1298 != 0u))));
+                                    }
+                                    let _e1314 = active_533_;
+                                    if _e1314 {
+                                        let _e1316 = r161_;
+                                        r162_ = f32(_e1316);
+                                        let _e1322 = mma_a_local0_[2i];
+                                        r163_ = _e1322;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1325 = r163_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1325);
+                                    let _e1336 = active_533_;
+                                    lane_active[local_index] = u32(_e1336);
+                                    workgroupBarrier();
+                                    let _e1339 = active_533_;
+                                    if _e1339 {
+                                        let _e1345 = i32(local_index);
+                                        let _e1348 = r157_;
+                                        let _e1352 = (((_e1348 % 32i) + 32i) % 32i);
+                                        let _e1357 = ((_e1345 - (i32(local_index) % 32i)) + _e1352);
+                                        let _e1360 = (((_e1352 >= 0i) && (_e1352 < 32i)) && (_e1357 < 256i));
+                                        let _e1361 = select(_e1345, _e1357, _e1360);
+                                        let _e1365 = lane_active[bitcast<u32>(_e1361)];
+                                        let _e1372 = lane_values[bitcast<u32>(_e1361)];
+                                        let _e1376 = lane_values[bitcast<u32>(_e1345)];
+                                        r164_ = bitcast<f32>(select(_e1376, _e1372, (_e1360 && (_e1365 != 0u))));
+                                    }
+                                    let _e1381 = active_533_;
+                                    if _e1381 {
+                                        let _e1383 = r164_;
+                                        r165_ = f32(_e1383);
+                                        let _e1389 = mma_b_local1_[0i];
+                                        r166_ = _e1389;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1392 = r166_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1392);
+                                    let _e1403 = active_533_;
+                                    lane_active[local_index] = u32(_e1403);
+                                    workgroupBarrier();
+                                    let _e1406 = active_533_;
+                                    if _e1406 {
+                                        let _e1412 = i32(local_index);
+                                        let _e1415 = r158_;
+                                        let _e1419 = (((_e1415 % 32i) + 32i) % 32i);
+                                        let _e1424 = ((_e1412 - (i32(local_index) % 32i)) + _e1419);
+                                        let _e1427 = (((_e1419 >= 0i) && (_e1419 < 32i)) && (_e1424 < 256i));
+                                        let _e1428 = select(_e1412, _e1424, _e1427);
+                                        let _e1432 = lane_active[bitcast<u32>(_e1428)];
+                                        let _e1439 = lane_values[bitcast<u32>(_e1428)];
+                                        let _e1443 = lane_values[bitcast<u32>(_e1412)];
+                                        r167_ = bitcast<f32>(select(_e1443, _e1439, (_e1427 && (_e1432 != 0u))));
+                                    }
+                                    let _e1448 = active_533_;
+                                    if _e1448 {
+                                        let _e1450 = r167_;
+                                        r168_ = f32(_e1450);
+                                        let _e1456 = mma_b_local1_[0i];
+                                        r169_ = _e1456;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1459 = r169_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1459);
+                                    let _e1470 = active_533_;
+                                    lane_active[local_index] = u32(_e1470);
+                                    workgroupBarrier();
+                                    let _e1473 = active_533_;
+                                    if _e1473 {
+                                        let _e1479 = i32(local_index);
+                                        let _e1482 = r159_;
+                                        let _e1486 = (((_e1482 % 32i) + 32i) % 32i);
+                                        let _e1491 = ((_e1479 - (i32(local_index) % 32i)) + _e1486);
+                                        let _e1494 = (((_e1486 >= 0i) && (_e1486 < 32i)) && (_e1491 < 256i));
+                                        let _e1495 = select(_e1479, _e1491, _e1494);
+                                        let _e1499 = lane_active[bitcast<u32>(_e1495)];
+                                        let _e1506 = lane_values[bitcast<u32>(_e1495)];
+                                        let _e1510 = lane_values[bitcast<u32>(_e1479)];
+                                        r170_ = bitcast<f32>(select(_e1510, _e1506, (_e1494 && (_e1499 != 0u))));
+                                    }
+                                    let _e1515 = active_533_;
+                                    if _e1515 {
+                                        let _e1517 = r170_;
+                                        r171_ = f32(_e1517);
+                                        let _e1521 = r162_;
+                                        let _e1523 = r168_;
+                                        r172_ = (_e1521 * _e1523);
+                                        let _e1527 = r162_;
+                                        let _e1529 = r171_;
+                                        r173_ = (_e1527 * _e1529);
+                                        let _e1533 = r165_;
+                                        let _e1535 = r168_;
+                                        r174_ = (_e1533 * _e1535);
+                                        let _e1539 = r165_;
+                                        let _e1541 = r171_;
+                                        r175_ = (_e1539 * _e1541);
+                                        let _e1545 = r155_;
+                                        r176_ = (_e1545 + 0i);
+                                        let _e1550 = r156_;
+                                        r177_ = (_e1550 + 0i);
+                                        let _e1555 = r177_;
+                                        r178_ = (_e1555 + 4i);
+                                        let _e1562 = mma_a_local0_[1i];
+                                        r179_ = _e1562;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1565 = r179_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1565);
+                                    let _e1576 = active_533_;
+                                    lane_active[local_index] = u32(_e1576);
+                                    workgroupBarrier();
+                                    let _e1579 = active_533_;
+                                    if _e1579 {
+                                        let _e1585 = i32(local_index);
+                                        let _e1588 = r176_;
+                                        let _e1592 = (((_e1588 % 32i) + 32i) % 32i);
+                                        let _e1597 = ((_e1585 - (i32(local_index) % 32i)) + _e1592);
+                                        let _e1600 = (((_e1592 >= 0i) && (_e1592 < 32i)) && (_e1597 < 256i));
+                                        let _e1601 = select(_e1585, _e1597, _e1600);
+                                        let _e1605 = lane_active[bitcast<u32>(_e1601)];
+                                        let _e1612 = lane_values[bitcast<u32>(_e1601)];
+                                        let _e1616 = lane_values[bitcast<u32>(_e1585)];
+                                        r180_ = bitcast<f32>(select(_e1616, _e1612, (_e1600 && (_e1605 != 0u))));
+                                    }
+                                    let _e1621 = active_533_;
+                                    if _e1621 {
+                                        let _e1623 = r180_;
+                                        r181_ = f32(_e1623);
+                                        let _e1629 = mma_a_local0_[3i];
+                                        r182_ = _e1629;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1632 = r182_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1632);
+                                    let _e1643 = active_533_;
+                                    lane_active[local_index] = u32(_e1643);
+                                    workgroupBarrier();
+                                    let _e1646 = active_533_;
+                                    if _e1646 {
+                                        let _e1652 = i32(local_index);
+                                        let _e1655 = r176_;
+                                        let _e1659 = (((_e1655 % 32i) + 32i) % 32i);
+                                        let _e1664 = ((_e1652 - (i32(local_index) % 32i)) + _e1659);
+                                        let _e1667 = (((_e1659 >= 0i) && (_e1659 < 32i)) && (_e1664 < 256i));
+                                        let _e1668 = select(_e1652, _e1664, _e1667);
+                                        let _e1672 = lane_active[bitcast<u32>(_e1668)];
+                                        let _e1679 = lane_values[bitcast<u32>(_e1668)];
+                                        let _e1683 = lane_values[bitcast<u32>(_e1652)];
+                                        r183_ = bitcast<f32>(select(_e1683, _e1679, (_e1667 && (_e1672 != 0u))));
+                                    }
+                                    let _e1688 = active_533_;
+                                    if _e1688 {
+                                        let _e1690 = r183_;
+                                        r184_ = f32(_e1690);
+                                        let _e1696 = mma_b_local1_[1i];
+                                        r185_ = _e1696;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1699 = r185_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1699);
+                                    let _e1710 = active_533_;
+                                    lane_active[local_index] = u32(_e1710);
+                                    workgroupBarrier();
+                                    let _e1713 = active_533_;
+                                    if _e1713 {
+                                        let _e1719 = i32(local_index);
+                                        let _e1722 = r177_;
+                                        let _e1726 = (((_e1722 % 32i) + 32i) % 32i);
+                                        let _e1731 = ((_e1719 - (i32(local_index) % 32i)) + _e1726);
+                                        let _e1734 = (((_e1726 >= 0i) && (_e1726 < 32i)) && (_e1731 < 256i));
+                                        let _e1735 = select(_e1719, _e1731, _e1734);
+                                        let _e1739 = lane_active[bitcast<u32>(_e1735)];
+                                        let _e1746 = lane_values[bitcast<u32>(_e1735)];
+                                        let _e1750 = lane_values[bitcast<u32>(_e1719)];
+                                        r186_ = bitcast<f32>(select(_e1750, _e1746, (_e1734 && (_e1739 != 0u))));
+                                    }
+                                    let _e1755 = active_533_;
+                                    if _e1755 {
+                                        let _e1757 = r186_;
+                                        r187_ = f32(_e1757);
+                                        let _e1763 = mma_b_local1_[1i];
+                                        r188_ = _e1763;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1766 = r188_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1766);
                                     let _e1777 = active_533_;
-                                    if _e1777 {
-                                        let _e1779 = r152_;
-                                        r153_ = (_e1779 >> bitcast<u32>(2i));
-                                    }
-                                    let _e1785 = active_533_;
-                                    if _e1785 {
-                                        let _e1787 = r152_;
-                                        r154_ = (_e1787 & 3i);
-                                    }
-                                    let _e1792 = active_533_;
-                                    if _e1792 {
-                                        let _e1794 = r153_;
-                                        r155_ = (_e1794 << bitcast<u32>(2i));
-                                    }
-                                    let _e1800 = active_533_;
-                                    if _e1800 {
-                                        let _e1802 = r154_;
-                                        r156_ = (_e1802 << bitcast<u32>(3i));
-                                    }
-                                    let _e1808 = active_533_;
-                                    if _e1808 {
-                                        let _e1810 = r155_;
-                                        r157_ = (_e1810 + 0i);
-                                    }
-                                    let _e1815 = active_533_;
-                                    if _e1815 {
-                                        let _e1817 = r156_;
-                                        r158_ = (_e1817 + 0i);
+                                    lane_active[local_index] = u32(_e1777);
+                                    workgroupBarrier();
+                                    let _e1780 = active_533_;
+                                    if _e1780 {
+                                        let _e1786 = i32(local_index);
+                                        let _e1789 = r178_;
+                                        let _e1793 = (((_e1789 % 32i) + 32i) % 32i);
+                                        let _e1798 = ((_e1786 - (i32(local_index) % 32i)) + _e1793);
+                                        let _e1801 = (((_e1793 >= 0i) && (_e1793 < 32i)) && (_e1798 < 256i));
+                                        let _e1802 = select(_e1786, _e1798, _e1801);
+                                        let _e1806 = lane_active[bitcast<u32>(_e1802)];
+                                        let _e1813 = lane_values[bitcast<u32>(_e1802)];
+                                        let _e1817 = lane_values[bitcast<u32>(_e1786)];
+                                        r189_ = bitcast<f32>(select(_e1817, _e1813, (_e1801 && (_e1806 != 0u))));
                                     }
                                     let _e1822 = active_533_;
                                     if _e1822 {
-                                        let _e1824 = r158_;
-                                        r159_ = (_e1824 + 4i);
-                                    }
-                                    let _e1829 = active_533_;
-                                    if _e1829 {
-                                        let _e1833 = mma_a_local0_[0i];
-                                        r160_ = _e1833;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1836 = r160_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1836);
-                                    let _e1847 = active_533_;
-                                    lane_active[local_index] = u32(_e1847);
-                                    workgroupBarrier();
-                                    let _e1850 = active_533_;
-                                    if _e1850 {
-                                        let _e1856 = i32(local_index);
-                                        let _e1859 = r157_;
-                                        let _e1863 = (((_e1859 % 32i) + 32i) % 32i);
-                                        let _e1868 = ((_e1856 - (i32(local_index) % 32i)) + _e1863);
-                                        let _e1871 = (((_e1863 >= 0i) && (_e1863 < 32i)) && (_e1868 < 256i));
-                                        let _e1872 = select(_e1856, _e1868, _e1871);
-                                        let _e1876 = lane_active[bitcast<u32>(_e1872)];
-                                        let _e1883 = lane_values[bitcast<u32>(_e1872)];
-                                        let _e1887 = lane_values[bitcast<u32>(_e1856)];
-                                        r161_ = bitcast<f32>(select(_e1887, _e1883, (_e1871 && (_e1876 != 0u))));
-                                    }
-                                    let _e1892 = active_533_;
-                                    if _e1892 {
-                                        let _e1894 = r161_;
-                                        r162_ = f32(_e1894);
-                                    }
-                                    let _e1898 = active_533_;
-                                    if _e1898 {
-                                        let _e1902 = mma_a_local0_[2i];
-                                        r163_ = _e1902;
+                                        let _e1824 = r189_;
+                                        r190_ = f32(_e1824);
+                                        let _e1828 = r181_;
+                                        let _e1830 = r187_;
+                                        r191_ = (_e1828 * _e1830);
+                                        let _e1834 = r172_;
+                                        let _e1836 = r191_;
+                                        r192_ = (_e1834 + _e1836);
+                                        let _e1840 = r181_;
+                                        let _e1842 = r190_;
+                                        r193_ = (_e1840 * _e1842);
+                                        let _e1846 = r173_;
+                                        let _e1848 = r193_;
+                                        r194_ = (_e1846 + _e1848);
+                                        let _e1852 = r184_;
+                                        let _e1854 = r187_;
+                                        r195_ = (_e1852 * _e1854);
+                                        let _e1858 = r174_;
+                                        let _e1860 = r195_;
+                                        r196_ = (_e1858 + _e1860);
+                                        let _e1864 = r184_;
+                                        let _e1866 = r190_;
+                                        r197_ = (_e1864 * _e1866);
+                                        let _e1870 = r175_;
+                                        let _e1872 = r197_;
+                                        r198_ = (_e1870 + _e1872);
+                                        let _e1876 = r155_;
+                                        r199_ = (_e1876 + 1i);
+                                        let _e1881 = r156_;
+                                        r200_ = (_e1881 + 1i);
+                                        let _e1886 = r200_;
+                                        r201_ = (_e1886 + 4i);
+                                        let _e1893 = mma_a_local0_[0i];
+                                        r202_ = _e1893;
                                     }
                                     workgroupBarrier();
-                                    let _e1905 = r163_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1905);
-                                    let _e1916 = active_533_;
-                                    lane_active[local_index] = u32(_e1916);
+                                    let _e1896 = r202_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1896);
+                                    let _e1907 = active_533_;
+                                    lane_active[local_index] = u32(_e1907);
                                     workgroupBarrier();
-                                    let _e1919 = active_533_;
-                                    if _e1919 {
-                                        let _e1925 = i32(local_index);
-                                        let _e1928 = r157_;
-                                        let _e1932 = (((_e1928 % 32i) + 32i) % 32i);
-                                        let _e1937 = ((_e1925 - (i32(local_index) % 32i)) + _e1932);
-                                        let _e1940 = (((_e1932 >= 0i) && (_e1932 < 32i)) && (_e1937 < 256i));
-                                        let _e1941 = select(_e1925, _e1937, _e1940);
-                                        let _e1945 = lane_active[bitcast<u32>(_e1941)];
-                                        let _e1952 = lane_values[bitcast<u32>(_e1941)];
-                                        let _e1956 = lane_values[bitcast<u32>(_e1925)];
-                                        r164_ = bitcast<f32>(select(_e1956, _e1952, (_e1940 && (_e1945 != 0u))));
+                                    let _e1910 = active_533_;
+                                    if _e1910 {
+                                        let _e1916 = i32(local_index);
+                                        let _e1919 = r199_;
+                                        let _e1923 = (((_e1919 % 32i) + 32i) % 32i);
+                                        let _e1928 = ((_e1916 - (i32(local_index) % 32i)) + _e1923);
+                                        let _e1931 = (((_e1923 >= 0i) && (_e1923 < 32i)) && (_e1928 < 256i));
+                                        let _e1932 = select(_e1916, _e1928, _e1931);
+                                        let _e1936 = lane_active[bitcast<u32>(_e1932)];
+                                        let _e1943 = lane_values[bitcast<u32>(_e1932)];
+                                        let _e1947 = lane_values[bitcast<u32>(_e1916)];
+                                        r203_ = bitcast<f32>(select(_e1947, _e1943, (_e1931 && (_e1936 != 0u))));
                                     }
-                                    let _e1961 = active_533_;
-                                    if _e1961 {
-                                        let _e1963 = r164_;
-                                        r165_ = f32(_e1963);
-                                    }
-                                    let _e1967 = active_533_;
-                                    if _e1967 {
-                                        let _e1971 = mma_b_local1_[0i];
-                                        r166_ = _e1971;
+                                    let _e1952 = active_533_;
+                                    if _e1952 {
+                                        let _e1954 = r203_;
+                                        r204_ = f32(_e1954);
+                                        let _e1960 = mma_a_local0_[2i];
+                                        r205_ = _e1960;
                                     }
                                     workgroupBarrier();
-                                    let _e1974 = r166_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1974);
-                                    let _e1985 = active_533_;
-                                    lane_active[local_index] = u32(_e1985);
+                                    let _e1963 = r205_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1963);
+                                    let _e1974 = active_533_;
+                                    lane_active[local_index] = u32(_e1974);
                                     workgroupBarrier();
-                                    let _e1988 = active_533_;
-                                    if _e1988 {
-                                        let _e1994 = i32(local_index);
-                                        let _e1997 = r158_;
-                                        let _e2001 = (((_e1997 % 32i) + 32i) % 32i);
-                                        let _e2006 = ((_e1994 - (i32(local_index) % 32i)) + _e2001);
-                                        let _e2009 = (((_e2001 >= 0i) && (_e2001 < 32i)) && (_e2006 < 256i));
-                                        let _e2010 = select(_e1994, _e2006, _e2009);
-                                        let _e2014 = lane_active[bitcast<u32>(_e2010)];
-                                        let _e2021 = lane_values[bitcast<u32>(_e2010)];
-                                        let _e2025 = lane_values[bitcast<u32>(_e1994)];
-                                        r167_ = bitcast<f32>(select(_e2025, _e2021, (_e2009 && (_e2014 != 0u))));
+                                    let _e1977 = active_533_;
+                                    if _e1977 {
+                                        let _e1983 = i32(local_index);
+                                        let _e1986 = r199_;
+                                        let _e1990 = (((_e1986 % 32i) + 32i) % 32i);
+                                        let _e1995 = ((_e1983 - (i32(local_index) % 32i)) + _e1990);
+                                        let _e1998 = (((_e1990 >= 0i) && (_e1990 < 32i)) && (_e1995 < 256i));
+                                        let _e1999 = select(_e1983, _e1995, _e1998);
+                                        let _e2003 = lane_active[bitcast<u32>(_e1999)];
+                                        let _e2010 = lane_values[bitcast<u32>(_e1999)];
+                                        let _e2014 = lane_values[bitcast<u32>(_e1983)];
+                                        r206_ = bitcast<f32>(select(_e2014, _e2010, (_e1998 && (_e2003 != 0u))));
                                     }
-                                    let _e2030 = active_533_;
-                                    if _e2030 {
-                                        let _e2032 = r167_;
-                                        r168_ = f32(_e2032);
-                                    }
-                                    let _e2036 = active_533_;
-                                    if _e2036 {
-                                        let _e2040 = mma_b_local1_[0i];
-                                        r169_ = _e2040;
+                                    let _e2019 = active_533_;
+                                    if _e2019 {
+                                        let _e2021 = r206_;
+                                        r207_ = f32(_e2021);
+                                        let _e2027 = mma_b_local1_[0i];
+                                        r208_ = _e2027;
                                     }
                                     workgroupBarrier();
-                                    let _e2043 = r169_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2043);
-                                    let _e2054 = active_533_;
-                                    lane_active[local_index] = u32(_e2054);
+                                    let _e2030 = r208_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2030);
+                                    let _e2041 = active_533_;
+                                    lane_active[local_index] = u32(_e2041);
                                     workgroupBarrier();
-                                    let _e2057 = active_533_;
-                                    if _e2057 {
-                                        let _e2063 = i32(local_index);
-                                        let _e2066 = r159_;
-                                        let _e2070 = (((_e2066 % 32i) + 32i) % 32i);
-                                        let _e2075 = ((_e2063 - (i32(local_index) % 32i)) + _e2070);
-                                        let _e2078 = (((_e2070 >= 0i) && (_e2070 < 32i)) && (_e2075 < 256i));
-                                        let _e2079 = select(_e2063, _e2075, _e2078);
-                                        let _e2083 = lane_active[bitcast<u32>(_e2079)];
-                                        let _e2090 = lane_values[bitcast<u32>(_e2079)];
-                                        let _e2094 = lane_values[bitcast<u32>(_e2063)];
-                                        r170_ = bitcast<f32>(select(_e2094, _e2090, (_e2078 && (_e2083 != 0u))));
+                                    let _e2044 = active_533_;
+                                    if _e2044 {
+                                        let _e2050 = i32(local_index);
+                                        let _e2053 = r200_;
+                                        let _e2057 = (((_e2053 % 32i) + 32i) % 32i);
+                                        let _e2062 = ((_e2050 - (i32(local_index) % 32i)) + _e2057);
+                                        let _e2065 = (((_e2057 >= 0i) && (_e2057 < 32i)) && (_e2062 < 256i));
+                                        let _e2066 = select(_e2050, _e2062, _e2065);
+                                        let _e2070 = lane_active[bitcast<u32>(_e2066)];
+                                        let _e2077 = lane_values[bitcast<u32>(_e2066)];
+                                        let _e2081 = lane_values[bitcast<u32>(_e2050)];
+                                        r209_ = bitcast<f32>(select(_e2081, _e2077, (_e2065 && (_e2070 != 0u))));
                                     }
-                                    let _e2099 = active_533_;
-                                    if _e2099 {
-                                        let _e2101 = r170_;
-                                        r171_ = f32(_e2101);
-                                    }
-                                    let _e2105 = active_533_;
-                                    if _e2105 {
-                                        let _e2107 = r162_;
-                                        let _e2109 = r168_;
-                                        r172_ = (_e2107 * _e2109);
-                                    }
-                                    let _e2113 = active_533_;
-                                    if _e2113 {
-                                        let _e2115 = r162_;
-                                        let _e2117 = r171_;
-                                        r173_ = (_e2115 * _e2117);
-                                    }
-                                    let _e2121 = active_533_;
-                                    if _e2121 {
-                                        let _e2123 = r165_;
-                                        let _e2125 = r168_;
-                                        r174_ = (_e2123 * _e2125);
-                                    }
-                                    let _e2129 = active_533_;
-                                    if _e2129 {
-                                        let _e2131 = r165_;
-                                        let _e2133 = r171_;
-                                        r175_ = (_e2131 * _e2133);
-                                    }
-                                    let _e2137 = active_533_;
-                                    if _e2137 {
-                                        let _e2139 = r155_;
-                                        r176_ = (_e2139 + 0i);
-                                    }
-                                    let _e2144 = active_533_;
-                                    if _e2144 {
-                                        let _e2146 = r156_;
-                                        r177_ = (_e2146 + 0i);
-                                    }
-                                    let _e2151 = active_533_;
-                                    if _e2151 {
-                                        let _e2153 = r177_;
-                                        r178_ = (_e2153 + 4i);
-                                    }
-                                    let _e2158 = active_533_;
-                                    if _e2158 {
-                                        let _e2162 = mma_a_local0_[1i];
-                                        r179_ = _e2162;
+                                    let _e2086 = active_533_;
+                                    if _e2086 {
+                                        let _e2088 = r209_;
+                                        r210_ = f32(_e2088);
+                                        let _e2094 = mma_b_local1_[0i];
+                                        r211_ = _e2094;
                                     }
                                     workgroupBarrier();
-                                    let _e2165 = r179_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2165);
-                                    let _e2176 = active_533_;
-                                    lane_active[local_index] = u32(_e2176);
+                                    let _e2097 = r211_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2097);
+                                    let _e2108 = active_533_;
+                                    lane_active[local_index] = u32(_e2108);
                                     workgroupBarrier();
-                                    let _e2179 = active_533_;
-                                    if _e2179 {
-                                        let _e2185 = i32(local_index);
-                                        let _e2188 = r176_;
-                                        let _e2192 = (((_e2188 % 32i) + 32i) % 32i);
-                                        let _e2197 = ((_e2185 - (i32(local_index) % 32i)) + _e2192);
-                                        let _e2200 = (((_e2192 >= 0i) && (_e2192 < 32i)) && (_e2197 < 256i));
-                                        let _e2201 = select(_e2185, _e2197, _e2200);
-                                        let _e2205 = lane_active[bitcast<u32>(_e2201)];
-                                        let _e2212 = lane_values[bitcast<u32>(_e2201)];
-                                        let _e2216 = lane_values[bitcast<u32>(_e2185)];
-                                        r180_ = bitcast<f32>(select(_e2216, _e2212, (_e2200 && (_e2205 != 0u))));
+                                    let _e2111 = active_533_;
+                                    if _e2111 {
+                                        let _e2117 = i32(local_index);
+                                        let _e2120 = r201_;
+                                        let _e2124 = (((_e2120 % 32i) + 32i) % 32i);
+                                        let _e2129 = ((_e2117 - (i32(local_index) % 32i)) + _e2124);
+                                        let _e2132 = (((_e2124 >= 0i) && (_e2124 < 32i)) && (_e2129 < 256i));
+                                        let _e2133 = select(_e2117, _e2129, _e2132);
+                                        let _e2137 = lane_active[bitcast<u32>(_e2133)];
+                                        let _e2144 = lane_values[bitcast<u32>(_e2133)];
+                                        let _e2148 = lane_values[bitcast<u32>(_e2117)];
+                                        r212_ = bitcast<f32>(select(_e2148, _e2144, (_e2132 && (_e2137 != 0u))));
                                     }
-                                    let _e2221 = active_533_;
-                                    if _e2221 {
-                                        let _e2223 = r180_;
-                                        r181_ = f32(_e2223);
-                                    }
-                                    let _e2227 = active_533_;
-                                    if _e2227 {
-                                        let _e2231 = mma_a_local0_[3i];
-                                        r182_ = _e2231;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2234 = r182_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2234);
-                                    let _e2245 = active_533_;
-                                    lane_active[local_index] = u32(_e2245);
-                                    workgroupBarrier();
-                                    let _e2248 = active_533_;
-                                    if _e2248 {
-                                        let _e2254 = i32(local_index);
-                                        let _e2257 = r176_;
-                                        let _e2261 = (((_e2257 % 32i) + 32i) % 32i);
-                                        let _e2266 = ((_e2254 - (i32(local_index) % 32i)) + _e2261);
-                                        let _e2269 = (((_e2261 >= 0i) && (_e2261 < 32i)) && (_e2266 < 256i));
-                                        let _e2270 = select(_e2254, _e2266, _e2269);
-                                        let _e2274 = lane_active[bitcast<u32>(_e2270)];
-                                        let _e2281 = lane_values[bitcast<u32>(_e2270)];
-                                        let _e2285 = lane_values[bitcast<u32>(_e2254)];
-                                        r183_ = bitcast<f32>(select(_e2285, _e2281, (_e2269 && (_e2274 != 0u))));
-                                    }
-                                    let _e2290 = active_533_;
-                                    if _e2290 {
-                                        let _e2292 = r183_;
-                                        r184_ = f32(_e2292);
-                                    }
-                                    let _e2296 = active_533_;
-                                    if _e2296 {
-                                        let _e2300 = mma_b_local1_[1i];
-                                        r185_ = _e2300;
+                                    let _e2153 = active_533_;
+                                    if _e2153 {
+                                        let _e2155 = r212_;
+                                        r213_ = f32(_e2155);
+                                        let _e2159 = r204_;
+                                        let _e2161 = r210_;
+                                        r214_ = (_e2159 * _e2161);
+                                        let _e2165 = r192_;
+                                        let _e2167 = r214_;
+                                        r215_ = (_e2165 + _e2167);
+                                        let _e2171 = r204_;
+                                        let _e2173 = r213_;
+                                        r216_ = (_e2171 * _e2173);
+                                        let _e2177 = r194_;
+                                        let _e2179 = r216_;
+                                        r217_ = (_e2177 + _e2179);
+                                        let _e2183 = r207_;
+                                        let _e2185 = r210_;
+                                        r218_ = (_e2183 * _e2185);
+                                        let _e2189 = r196_;
+                                        let _e2191 = r218_;
+                                        r219_ = (_e2189 + _e2191);
+                                        let _e2195 = r207_;
+                                        let _e2197 = r213_;
+                                        r220_ = (_e2195 * _e2197);
+                                        let _e2201 = r198_;
+                                        let _e2203 = r220_;
+                                        r221_ = (_e2201 + _e2203);
+                                        let _e2207 = r155_;
+                                        r222_ = (_e2207 + 1i);
+                                        let _e2212 = r156_;
+                                        r223_ = (_e2212 + 1i);
+                                        let _e2217 = r223_;
+                                        r224_ = (_e2217 + 4i);
+                                        let _e2224 = mma_a_local0_[1i];
+                                        r225_ = _e2224;
                                     }
                                     workgroupBarrier();
-                                    let _e2303 = r185_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2303);
-                                    let _e2314 = active_533_;
-                                    lane_active[local_index] = u32(_e2314);
+                                    let _e2227 = r225_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2227);
+                                    let _e2238 = active_533_;
+                                    lane_active[local_index] = u32(_e2238);
                                     workgroupBarrier();
-                                    let _e2317 = active_533_;
-                                    if _e2317 {
-                                        let _e2323 = i32(local_index);
-                                        let _e2326 = r177_;
-                                        let _e2330 = (((_e2326 % 32i) + 32i) % 32i);
-                                        let _e2335 = ((_e2323 - (i32(local_index) % 32i)) + _e2330);
-                                        let _e2338 = (((_e2330 >= 0i) && (_e2330 < 32i)) && (_e2335 < 256i));
-                                        let _e2339 = select(_e2323, _e2335, _e2338);
-                                        let _e2343 = lane_active[bitcast<u32>(_e2339)];
-                                        let _e2350 = lane_values[bitcast<u32>(_e2339)];
-                                        let _e2354 = lane_values[bitcast<u32>(_e2323)];
-                                        r186_ = bitcast<f32>(select(_e2354, _e2350, (_e2338 && (_e2343 != 0u))));
+                                    let _e2241 = active_533_;
+                                    if _e2241 {
+                                        let _e2247 = i32(local_index);
+                                        let _e2250 = r222_;
+                                        let _e2254 = (((_e2250 % 32i) + 32i) % 32i);
+                                        let _e2259 = ((_e2247 - (i32(local_index) % 32i)) + _e2254);
+                                        let _e2262 = (((_e2254 >= 0i) && (_e2254 < 32i)) && (_e2259 < 256i));
+                                        let _e2263 = select(_e2247, _e2259, _e2262);
+                                        let _e2267 = lane_active[bitcast<u32>(_e2263)];
+                                        let _e2274 = lane_values[bitcast<u32>(_e2263)];
+                                        let _e2278 = lane_values[bitcast<u32>(_e2247)];
+                                        r226_ = bitcast<f32>(select(_e2278, _e2274, (_e2262 && (_e2267 != 0u))));
                                     }
-                                    let _e2359 = active_533_;
-                                    if _e2359 {
-                                        let _e2361 = r186_;
-                                        r187_ = f32(_e2361);
-                                    }
-                                    let _e2365 = active_533_;
-                                    if _e2365 {
-                                        let _e2369 = mma_b_local1_[1i];
-                                        r188_ = _e2369;
+                                    let _e2283 = active_533_;
+                                    if _e2283 {
+                                        let _e2285 = r226_;
+                                        r227_ = f32(_e2285);
+                                        let _e2291 = mma_a_local0_[3i];
+                                        r228_ = _e2291;
                                     }
                                     workgroupBarrier();
-                                    let _e2372 = r188_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2372);
-                                    let _e2383 = active_533_;
-                                    lane_active[local_index] = u32(_e2383);
+                                    let _e2294 = r228_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2294);
+                                    let _e2305 = active_533_;
+                                    lane_active[local_index] = u32(_e2305);
                                     workgroupBarrier();
-                                    let _e2386 = active_533_;
-                                    if _e2386 {
-                                        let _e2392 = i32(local_index);
-                                        let _e2395 = r178_;
-                                        let _e2399 = (((_e2395 % 32i) + 32i) % 32i);
-                                        let _e2404 = ((_e2392 - (i32(local_index) % 32i)) + _e2399);
-                                        let _e2407 = (((_e2399 >= 0i) && (_e2399 < 32i)) && (_e2404 < 256i));
-                                        let _e2408 = select(_e2392, _e2404, _e2407);
-                                        let _e2412 = lane_active[bitcast<u32>(_e2408)];
-                                        let _e2419 = lane_values[bitcast<u32>(_e2408)];
-                                        let _e2423 = lane_values[bitcast<u32>(_e2392)];
-                                        r189_ = bitcast<f32>(select(_e2423, _e2419, (_e2407 && (_e2412 != 0u))));
+                                    let _e2308 = active_533_;
+                                    if _e2308 {
+                                        let _e2314 = i32(local_index);
+                                        let _e2317 = r222_;
+                                        let _e2321 = (((_e2317 % 32i) + 32i) % 32i);
+                                        let _e2326 = ((_e2314 - (i32(local_index) % 32i)) + _e2321);
+                                        let _e2329 = (((_e2321 >= 0i) && (_e2321 < 32i)) && (_e2326 < 256i));
+                                        let _e2330 = select(_e2314, _e2326, _e2329);
+                                        let _e2334 = lane_active[bitcast<u32>(_e2330)];
+                                        let _e2341 = lane_values[bitcast<u32>(_e2330)];
+                                        let _e2345 = lane_values[bitcast<u32>(_e2314)];
+                                        r229_ = bitcast<f32>(select(_e2345, _e2341, (_e2329 && (_e2334 != 0u))));
                                     }
-                                    let _e2428 = active_533_;
-                                    if _e2428 {
-                                        let _e2430 = r189_;
-                                        r190_ = f32(_e2430);
+                                    let _e2350 = active_533_;
+                                    if _e2350 {
+                                        let _e2352 = r229_;
+                                        r230_ = f32(_e2352);
+                                        let _e2358 = mma_b_local1_[1i];
+                                        r231_ = _e2358;
                                     }
-                                    let _e2434 = active_533_;
-                                    if _e2434 {
-                                        let _e2436 = r181_;
-                                        let _e2438 = r187_;
-                                        r191_ = (_e2436 * _e2438);
+                                    workgroupBarrier();
+                                    let _e2361 = r231_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2361);
+                                    let _e2372 = active_533_;
+                                    lane_active[local_index] = u32(_e2372);
+                                    workgroupBarrier();
+                                    let _e2375 = active_533_;
+                                    if _e2375 {
+                                        let _e2381 = i32(local_index);
+                                        let _e2384 = r223_;
+                                        let _e2388 = (((_e2384 % 32i) + 32i) % 32i);
+                                        let _e2393 = ((_e2381 - (i32(local_index) % 32i)) + _e2388);
+                                        let _e2396 = (((_e2388 >= 0i) && (_e2388 < 32i)) && (_e2393 < 256i));
+                                        let _e2397 = select(_e2381, _e2393, _e2396);
+                                        let _e2401 = lane_active[bitcast<u32>(_e2397)];
+                                        let _e2408 = lane_values[bitcast<u32>(_e2397)];
+                                        let _e2412 = lane_values[bitcast<u32>(_e2381)];
+                                        r232_ = bitcast<f32>(select(_e2412, _e2408, (_e2396 && (_e2401 != 0u))));
                                     }
+                                    let _e2417 = active_533_;
+                                    if _e2417 {
+                                        let _e2419 = r232_;
+                                        r233_ = f32(_e2419);
+                                        let _e2425 = mma_b_local1_[1i];
+                                        r234_ = _e2425;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2428 = r234_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2428);
+                                    let _e2439 = active_533_;
+                                    lane_active[local_index] = u32(_e2439);
+                                    workgroupBarrier();
                                     let _e2442 = active_533_;
                                     if _e2442 {
-                                        let _e2444 = r172_;
-                                        let _e2446 = r191_;
-                                        r192_ = (_e2444 + _e2446);
+                                        let _e2448 = i32(local_index);
+                                        let _e2451 = r224_;
+                                        let _e2455 = (((_e2451 % 32i) + 32i) % 32i);
+                                        let _e2460 = ((_e2448 - (i32(local_index) % 32i)) + _e2455);
+                                        let _e2463 = (((_e2455 >= 0i) && (_e2455 < 32i)) && (_e2460 < 256i));
+                                        let _e2464 = select(_e2448, _e2460, _e2463);
+                                        let _e2468 = lane_active[bitcast<u32>(_e2464)];
+                                        let _e2475 = lane_values[bitcast<u32>(_e2464)];
+                                        let _e2479 = lane_values[bitcast<u32>(_e2448)];
+                                        r235_ = bitcast<f32>(select(_e2479, _e2475, (_e2463 && (_e2468 != 0u))));
                                     }
-                                    let _e2450 = active_533_;
-                                    if _e2450 {
-                                        let _e2452 = r181_;
-                                        let _e2454 = r190_;
-                                        r193_ = (_e2452 * _e2454);
-                                    }
-                                    let _e2458 = active_533_;
-                                    if _e2458 {
-                                        let _e2460 = r173_;
-                                        let _e2462 = r193_;
-                                        r194_ = (_e2460 + _e2462);
-                                    }
-                                    let _e2466 = active_533_;
-                                    if _e2466 {
-                                        let _e2468 = r184_;
-                                        let _e2470 = r187_;
-                                        r195_ = (_e2468 * _e2470);
-                                    }
-                                    let _e2474 = active_533_;
-                                    if _e2474 {
-                                        let _e2476 = r174_;
-                                        let _e2478 = r195_;
-                                        r196_ = (_e2476 + _e2478);
-                                    }
-                                    let _e2482 = active_533_;
-                                    if _e2482 {
-                                        let _e2484 = r184_;
-                                        let _e2486 = r190_;
-                                        r197_ = (_e2484 * _e2486);
-                                    }
-                                    let _e2490 = active_533_;
-                                    if _e2490 {
-                                        let _e2492 = r175_;
-                                        let _e2494 = r197_;
-                                        r198_ = (_e2492 + _e2494);
-                                    }
-                                    let _e2498 = active_533_;
-                                    if _e2498 {
-                                        let _e2500 = r155_;
-                                        r199_ = (_e2500 + 1i);
-                                    }
-                                    let _e2505 = active_533_;
-                                    if _e2505 {
-                                        let _e2507 = r156_;
-                                        r200_ = (_e2507 + 1i);
-                                    }
-                                    let _e2512 = active_533_;
-                                    if _e2512 {
-                                        let _e2514 = r200_;
-                                        r201_ = (_e2514 + 4i);
-                                    }
-                                    let _e2519 = active_533_;
-                                    if _e2519 {
-                                        let _e2523 = mma_a_local0_[0i];
-                                        r202_ = _e2523;
+                                    let _e2484 = active_533_;
+                                    if _e2484 {
+                                        let _e2486 = r235_;
+                                        r236_ = f32(_e2486);
+                                        let _e2490 = r227_;
+                                        let _e2492 = r233_;
+                                        r237_ = (_e2490 * _e2492);
+                                        let _e2496 = r215_;
+                                        let _e2498 = r237_;
+                                        r238_ = (_e2496 + _e2498);
+                                        let _e2502 = r227_;
+                                        let _e2504 = r236_;
+                                        r239_ = (_e2502 * _e2504);
+                                        let _e2508 = r217_;
+                                        let _e2510 = r239_;
+                                        r240_ = (_e2508 + _e2510);
+                                        let _e2514 = r230_;
+                                        let _e2516 = r233_;
+                                        r241_ = (_e2514 * _e2516);
+                                        let _e2520 = r219_;
+                                        let _e2522 = r241_;
+                                        r242_ = (_e2520 + _e2522);
+                                        let _e2526 = r230_;
+                                        let _e2528 = r236_;
+                                        r243_ = (_e2526 * _e2528);
+                                        let _e2532 = r221_;
+                                        let _e2534 = r243_;
+                                        r244_ = (_e2532 + _e2534);
+                                        let _e2538 = r155_;
+                                        r245_ = (_e2538 + 2i);
+                                        let _e2543 = r156_;
+                                        r246_ = (_e2543 + 2i);
+                                        let _e2548 = r246_;
+                                        r247_ = (_e2548 + 4i);
+                                        let _e2555 = mma_a_local0_[0i];
+                                        r248_ = _e2555;
                                     }
                                     workgroupBarrier();
-                                    let _e2526 = r202_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2526);
-                                    let _e2537 = active_533_;
-                                    lane_active[local_index] = u32(_e2537);
+                                    let _e2558 = r248_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2558);
+                                    let _e2569 = active_533_;
+                                    lane_active[local_index] = u32(_e2569);
                                     workgroupBarrier();
-                                    let _e2540 = active_533_;
-                                    if _e2540 {
-                                        let _e2546 = i32(local_index);
-                                        let _e2549 = r199_;
-                                        let _e2553 = (((_e2549 % 32i) + 32i) % 32i);
-                                        let _e2558 = ((_e2546 - (i32(local_index) % 32i)) + _e2553);
-                                        let _e2561 = (((_e2553 >= 0i) && (_e2553 < 32i)) && (_e2558 < 256i));
-                                        let _e2562 = select(_e2546, _e2558, _e2561);
-                                        let _e2566 = lane_active[bitcast<u32>(_e2562)];
-                                        let _e2573 = lane_values[bitcast<u32>(_e2562)];
-                                        let _e2577 = lane_values[bitcast<u32>(_e2546)];
-                                        r203_ = bitcast<f32>(select(_e2577, _e2573, (_e2561 && (_e2566 != 0u))));
+                                    let _e2572 = active_533_;
+                                    if _e2572 {
+                                        let _e2578 = i32(local_index);
+                                        let _e2581 = r245_;
+                                        let _e2585 = (((_e2581 % 32i) + 32i) % 32i);
+                                        let _e2590 = ((_e2578 - (i32(local_index) % 32i)) + _e2585);
+                                        let _e2593 = (((_e2585 >= 0i) && (_e2585 < 32i)) && (_e2590 < 256i));
+                                        let _e2594 = select(_e2578, _e2590, _e2593);
+                                        let _e2598 = lane_active[bitcast<u32>(_e2594)];
+                                        let _e2605 = lane_values[bitcast<u32>(_e2594)];
+                                        let _e2609 = lane_values[bitcast<u32>(_e2578)];
+                                        r249_ = bitcast<f32>(select(_e2609, _e2605, (_e2593 && (_e2598 != 0u))));
                                     }
-                                    let _e2582 = active_533_;
-                                    if _e2582 {
-                                        let _e2584 = r203_;
-                                        r204_ = f32(_e2584);
-                                    }
-                                    let _e2588 = active_533_;
-                                    if _e2588 {
-                                        let _e2592 = mma_a_local0_[2i];
-                                        r205_ = _e2592;
+                                    let _e2614 = active_533_;
+                                    if _e2614 {
+                                        let _e2616 = r249_;
+                                        r250_ = f32(_e2616);
+                                        let _e2622 = mma_a_local0_[2i];
+                                        r251_ = _e2622;
                                     }
                                     workgroupBarrier();
-                                    let _e2595 = r205_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2595);
-                                    let _e2606 = active_533_;
-                                    lane_active[local_index] = u32(_e2606);
+                                    let _e2625 = r251_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2625);
+                                    let _e2636 = active_533_;
+                                    lane_active[local_index] = u32(_e2636);
                                     workgroupBarrier();
-                                    let _e2609 = active_533_;
-                                    if _e2609 {
-                                        let _e2615 = i32(local_index);
-                                        let _e2618 = r199_;
-                                        let _e2622 = (((_e2618 % 32i) + 32i) % 32i);
-                                        let _e2627 = ((_e2615 - (i32(local_index) % 32i)) + _e2622);
-                                        let _e2630 = (((_e2622 >= 0i) && (_e2622 < 32i)) && (_e2627 < 256i));
-                                        let _e2631 = select(_e2615, _e2627, _e2630);
-                                        let _e2635 = lane_active[bitcast<u32>(_e2631)];
-                                        let _e2642 = lane_values[bitcast<u32>(_e2631)];
-                                        let _e2646 = lane_values[bitcast<u32>(_e2615)];
-                                        r206_ = bitcast<f32>(select(_e2646, _e2642, (_e2630 && (_e2635 != 0u))));
+                                    let _e2639 = active_533_;
+                                    if _e2639 {
+                                        let _e2645 = i32(local_index);
+                                        let _e2648 = r245_;
+                                        let _e2652 = (((_e2648 % 32i) + 32i) % 32i);
+                                        let _e2657 = ((_e2645 - (i32(local_index) % 32i)) + _e2652);
+                                        let _e2660 = (((_e2652 >= 0i) && (_e2652 < 32i)) && (_e2657 < 256i));
+                                        let _e2661 = select(_e2645, _e2657, _e2660);
+                                        let _e2665 = lane_active[bitcast<u32>(_e2661)];
+                                        let _e2672 = lane_values[bitcast<u32>(_e2661)];
+                                        let _e2676 = lane_values[bitcast<u32>(_e2645)];
+                                        r252_ = bitcast<f32>(select(_e2676, _e2672, (_e2660 && (_e2665 != 0u))));
                                     }
-                                    let _e2651 = active_533_;
-                                    if _e2651 {
-                                        let _e2653 = r206_;
-                                        r207_ = f32(_e2653);
-                                    }
-                                    let _e2657 = active_533_;
-                                    if _e2657 {
-                                        let _e2661 = mma_b_local1_[0i];
-                                        r208_ = _e2661;
+                                    let _e2681 = active_533_;
+                                    if _e2681 {
+                                        let _e2683 = r252_;
+                                        r253_ = f32(_e2683);
+                                        let _e2689 = mma_b_local1_[0i];
+                                        r254_ = _e2689;
                                     }
                                     workgroupBarrier();
-                                    let _e2664 = r208_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2664);
-                                    let _e2675 = active_533_;
-                                    lane_active[local_index] = u32(_e2675);
+                                    let _e2692 = r254_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2692);
+                                    let _e2703 = active_533_;
+                                    lane_active[local_index] = u32(_e2703);
                                     workgroupBarrier();
-                                    let _e2678 = active_533_;
-                                    if _e2678 {
-                                        let _e2684 = i32(local_index);
-                                        let _e2687 = r200_;
-                                        let _e2691 = (((_e2687 % 32i) + 32i) % 32i);
-                                        let _e2696 = ((_e2684 - (i32(local_index) % 32i)) + _e2691);
-                                        let _e2699 = (((_e2691 >= 0i) && (_e2691 < 32i)) && (_e2696 < 256i));
-                                        let _e2700 = select(_e2684, _e2696, _e2699);
-                                        let _e2704 = lane_active[bitcast<u32>(_e2700)];
-                                        let _e2711 = lane_values[bitcast<u32>(_e2700)];
-                                        let _e2715 = lane_values[bitcast<u32>(_e2684)];
-                                        r209_ = bitcast<f32>(select(_e2715, _e2711, (_e2699 && (_e2704 != 0u))));
+                                    let _e2706 = active_533_;
+                                    if _e2706 {
+                                        let _e2712 = i32(local_index);
+                                        let _e2715 = r246_;
+                                        let _e2719 = (((_e2715 % 32i) + 32i) % 32i);
+                                        let _e2724 = ((_e2712 - (i32(local_index) % 32i)) + _e2719);
+                                        let _e2727 = (((_e2719 >= 0i) && (_e2719 < 32i)) && (_e2724 < 256i));
+                                        let _e2728 = select(_e2712, _e2724, _e2727);
+                                        let _e2732 = lane_active[bitcast<u32>(_e2728)];
+                                        let _e2739 = lane_values[bitcast<u32>(_e2728)];
+                                        let _e2743 = lane_values[bitcast<u32>(_e2712)];
+                                        r255_ = bitcast<f32>(select(_e2743, _e2739, (_e2727 && (_e2732 != 0u))));
                                     }
-                                    let _e2720 = active_533_;
-                                    if _e2720 {
-                                        let _e2722 = r209_;
-                                        r210_ = f32(_e2722);
-                                    }
-                                    let _e2726 = active_533_;
-                                    if _e2726 {
-                                        let _e2730 = mma_b_local1_[0i];
-                                        r211_ = _e2730;
+                                    let _e2748 = active_533_;
+                                    if _e2748 {
+                                        let _e2750 = r255_;
+                                        r256_ = f32(_e2750);
+                                        let _e2756 = mma_b_local1_[0i];
+                                        r257_ = _e2756;
                                     }
                                     workgroupBarrier();
-                                    let _e2733 = r211_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2733);
-                                    let _e2744 = active_533_;
-                                    lane_active[local_index] = u32(_e2744);
+                                    let _e2759 = r257_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2759);
+                                    let _e2770 = active_533_;
+                                    lane_active[local_index] = u32(_e2770);
                                     workgroupBarrier();
-                                    let _e2747 = active_533_;
-                                    if _e2747 {
-                                        let _e2753 = i32(local_index);
-                                        let _e2756 = r201_;
-                                        let _e2760 = (((_e2756 % 32i) + 32i) % 32i);
-                                        let _e2765 = ((_e2753 - (i32(local_index) % 32i)) + _e2760);
-                                        let _e2768 = (((_e2760 >= 0i) && (_e2760 < 32i)) && (_e2765 < 256i));
-                                        let _e2769 = select(_e2753, _e2765, _e2768);
-                                        let _e2773 = lane_active[bitcast<u32>(_e2769)];
-                                        let _e2780 = lane_values[bitcast<u32>(_e2769)];
-                                        let _e2784 = lane_values[bitcast<u32>(_e2753)];
-                                        r212_ = bitcast<f32>(select(_e2784, _e2780, (_e2768 && (_e2773 != 0u))));
+                                    let _e2773 = active_533_;
+                                    if _e2773 {
+                                        let _e2779 = i32(local_index);
+                                        let _e2782 = r247_;
+                                        let _e2786 = (((_e2782 % 32i) + 32i) % 32i);
+                                        let _e2791 = ((_e2779 - (i32(local_index) % 32i)) + _e2786);
+                                        let _e2794 = (((_e2786 >= 0i) && (_e2786 < 32i)) && (_e2791 < 256i));
+                                        let _e2795 = select(_e2779, _e2791, _e2794);
+                                        let _e2799 = lane_active[bitcast<u32>(_e2795)];
+                                        let _e2806 = lane_values[bitcast<u32>(_e2795)];
+                                        let _e2810 = lane_values[bitcast<u32>(_e2779)];
+                                        r258_ = bitcast<f32>(select(_e2810, _e2806, (_e2794 && (_e2799 != 0u))));
                                     }
-                                    let _e2789 = active_533_;
-                                    if _e2789 {
-                                        let _e2791 = r212_;
-                                        r213_ = f32(_e2791);
-                                    }
-                                    let _e2795 = active_533_;
-                                    if _e2795 {
-                                        let _e2797 = r204_;
-                                        let _e2799 = r210_;
-                                        r214_ = (_e2797 * _e2799);
-                                    }
-                                    let _e2803 = active_533_;
-                                    if _e2803 {
-                                        let _e2805 = r192_;
-                                        let _e2807 = r214_;
-                                        r215_ = (_e2805 + _e2807);
-                                    }
-                                    let _e2811 = active_533_;
-                                    if _e2811 {
-                                        let _e2813 = r204_;
-                                        let _e2815 = r213_;
-                                        r216_ = (_e2813 * _e2815);
-                                    }
-                                    let _e2819 = active_533_;
-                                    if _e2819 {
-                                        let _e2821 = r194_;
-                                        let _e2823 = r216_;
-                                        r217_ = (_e2821 + _e2823);
-                                    }
-                                    let _e2827 = active_533_;
-                                    if _e2827 {
-                                        let _e2829 = r207_;
-                                        let _e2831 = r210_;
-                                        r218_ = (_e2829 * _e2831);
-                                    }
-                                    let _e2835 = active_533_;
-                                    if _e2835 {
-                                        let _e2837 = r196_;
-                                        let _e2839 = r218_;
-                                        r219_ = (_e2837 + _e2839);
-                                    }
-                                    let _e2843 = active_533_;
-                                    if _e2843 {
-                                        let _e2845 = r207_;
-                                        let _e2847 = r213_;
-                                        r220_ = (_e2845 * _e2847);
-                                    }
-                                    let _e2851 = active_533_;
-                                    if _e2851 {
-                                        let _e2853 = r198_;
-                                        let _e2855 = r220_;
-                                        r221_ = (_e2853 + _e2855);
-                                    }
-                                    let _e2859 = active_533_;
-                                    if _e2859 {
-                                        let _e2861 = r155_;
-                                        r222_ = (_e2861 + 1i);
-                                    }
-                                    let _e2866 = active_533_;
-                                    if _e2866 {
-                                        let _e2868 = r156_;
-                                        r223_ = (_e2868 + 1i);
-                                    }
-                                    let _e2873 = active_533_;
-                                    if _e2873 {
-                                        let _e2875 = r223_;
-                                        r224_ = (_e2875 + 4i);
-                                    }
-                                    let _e2880 = active_533_;
-                                    if _e2880 {
-                                        let _e2884 = mma_a_local0_[1i];
-                                        r225_ = _e2884;
+                                    let _e2815 = active_533_;
+                                    if _e2815 {
+                                        let _e2817 = r258_;
+                                        r259_ = f32(_e2817);
+                                        let _e2821 = r250_;
+                                        let _e2823 = r256_;
+                                        r260_ = (_e2821 * _e2823);
+                                        let _e2827 = r238_;
+                                        let _e2829 = r260_;
+                                        r261_ = (_e2827 + _e2829);
+                                        let _e2833 = r250_;
+                                        let _e2835 = r259_;
+                                        r262_ = (_e2833 * _e2835);
+                                        let _e2839 = r240_;
+                                        let _e2841 = r262_;
+                                        r263_ = (_e2839 + _e2841);
+                                        let _e2845 = r253_;
+                                        let _e2847 = r256_;
+                                        r264_ = (_e2845 * _e2847);
+                                        let _e2851 = r242_;
+                                        let _e2853 = r264_;
+                                        r265_ = (_e2851 + _e2853);
+                                        let _e2857 = r253_;
+                                        let _e2859 = r259_;
+                                        r266_ = (_e2857 * _e2859);
+                                        let _e2863 = r244_;
+                                        let _e2865 = r266_;
+                                        r267_ = (_e2863 + _e2865);
+                                        let _e2869 = r155_;
+                                        r268_ = (_e2869 + 2i);
+                                        let _e2874 = r156_;
+                                        r269_ = (_e2874 + 2i);
+                                        let _e2879 = r269_;
+                                        r270_ = (_e2879 + 4i);
+                                        let _e2886 = mma_a_local0_[1i];
+                                        r271_ = _e2886;
                                     }
                                     workgroupBarrier();
-                                    let _e2887 = r225_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2887);
-                                    let _e2898 = active_533_;
-                                    lane_active[local_index] = u32(_e2898);
+                                    let _e2889 = r271_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2889);
+                                    let _e2900 = active_533_;
+                                    lane_active[local_index] = u32(_e2900);
                                     workgroupBarrier();
-                                    let _e2901 = active_533_;
-                                    if _e2901 {
-                                        let _e2907 = i32(local_index);
-                                        let _e2910 = r222_;
-                                        let _e2914 = (((_e2910 % 32i) + 32i) % 32i);
-                                        let _e2919 = ((_e2907 - (i32(local_index) % 32i)) + _e2914);
-                                        let _e2922 = (((_e2914 >= 0i) && (_e2914 < 32i)) && (_e2919 < 256i));
-                                        let _e2923 = select(_e2907, _e2919, _e2922);
-                                        let _e2927 = lane_active[bitcast<u32>(_e2923)];
-                                        let _e2934 = lane_values[bitcast<u32>(_e2923)];
-                                        let _e2938 = lane_values[bitcast<u32>(_e2907)];
-                                        r226_ = bitcast<f32>(select(_e2938, _e2934, (_e2922 && (_e2927 != 0u))));
+                                    let _e2903 = active_533_;
+                                    if _e2903 {
+                                        let _e2909 = i32(local_index);
+                                        let _e2912 = r268_;
+                                        let _e2916 = (((_e2912 % 32i) + 32i) % 32i);
+                                        let _e2921 = ((_e2909 - (i32(local_index) % 32i)) + _e2916);
+                                        let _e2924 = (((_e2916 >= 0i) && (_e2916 < 32i)) && (_e2921 < 256i));
+                                        let _e2925 = select(_e2909, _e2921, _e2924);
+                                        let _e2929 = lane_active[bitcast<u32>(_e2925)];
+                                        let _e2936 = lane_values[bitcast<u32>(_e2925)];
+                                        let _e2940 = lane_values[bitcast<u32>(_e2909)];
+                                        r272_ = bitcast<f32>(select(_e2940, _e2936, (_e2924 && (_e2929 != 0u))));
                                     }
-                                    let _e2943 = active_533_;
-                                    if _e2943 {
-                                        let _e2945 = r226_;
-                                        r227_ = f32(_e2945);
-                                    }
-                                    let _e2949 = active_533_;
-                                    if _e2949 {
+                                    let _e2945 = active_533_;
+                                    if _e2945 {
+                                        let _e2947 = r272_;
+                                        r273_ = f32(_e2947);
                                         let _e2953 = mma_a_local0_[3i];
-                                        r228_ = _e2953;
+                                        r274_ = _e2953;
                                     }
                                     workgroupBarrier();
-                                    let _e2956 = r228_;
+                                    let _e2956 = r274_;
                                     lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2956);
                                     let _e2967 = active_533_;
                                     lane_active[local_index] = u32(_e2967);
@@ -2312,7 +1897,7 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                     let _e2970 = active_533_;
                                     if _e2970 {
                                         let _e2976 = i32(local_index);
-                                        let _e2979 = r222_;
+                                        let _e2979 = r268_;
                                         let _e2983 = (((_e2979 % 32i) + 32i) % 32i);
                                         let _e2988 = ((_e2976 - (i32(local_index) % 32i)) + _e2983);
                                         let _e2991 = (((_e2983 >= 0i) && (_e2983 < 32i)) && (_e2988 < 256i));
@@ -2320,3288 +1905,1877 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                         let _e2996 = lane_active[bitcast<u32>(_e2992)];
                                         let _e3003 = lane_values[bitcast<u32>(_e2992)];
                                         let _e3007 = lane_values[bitcast<u32>(_e2976)];
-                                        r229_ = bitcast<f32>(select(_e3007, _e3003, (_e2991 && (_e2996 != 0u))));
+                                        r275_ = bitcast<f32>(select(_e3007, _e3003, (_e2991 && (_e2996 != 0u))));
                                     }
                                     let _e3012 = active_533_;
                                     if _e3012 {
-                                        let _e3014 = r229_;
-                                        r230_ = f32(_e3014);
-                                    }
-                                    let _e3018 = active_533_;
-                                    if _e3018 {
-                                        let _e3022 = mma_b_local1_[1i];
-                                        r231_ = _e3022;
+                                        let _e3014 = r275_;
+                                        r276_ = f32(_e3014);
+                                        let _e3020 = mma_b_local1_[1i];
+                                        r277_ = _e3020;
                                     }
                                     workgroupBarrier();
-                                    let _e3025 = r231_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3025);
-                                    let _e3036 = active_533_;
-                                    lane_active[local_index] = u32(_e3036);
+                                    let _e3023 = r277_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3023);
+                                    let _e3034 = active_533_;
+                                    lane_active[local_index] = u32(_e3034);
                                     workgroupBarrier();
-                                    let _e3039 = active_533_;
-                                    if _e3039 {
-                                        let _e3045 = i32(local_index);
-                                        let _e3048 = r223_;
-                                        let _e3052 = (((_e3048 % 32i) + 32i) % 32i);
-                                        let _e3057 = ((_e3045 - (i32(local_index) % 32i)) + _e3052);
-                                        let _e3060 = (((_e3052 >= 0i) && (_e3052 < 32i)) && (_e3057 < 256i));
-                                        let _e3061 = select(_e3045, _e3057, _e3060);
-                                        let _e3065 = lane_active[bitcast<u32>(_e3061)];
-                                        let _e3072 = lane_values[bitcast<u32>(_e3061)];
-                                        let _e3076 = lane_values[bitcast<u32>(_e3045)];
-                                        r232_ = bitcast<f32>(select(_e3076, _e3072, (_e3060 && (_e3065 != 0u))));
+                                    let _e3037 = active_533_;
+                                    if _e3037 {
+                                        let _e3043 = i32(local_index);
+                                        let _e3046 = r269_;
+                                        let _e3050 = (((_e3046 % 32i) + 32i) % 32i);
+                                        let _e3055 = ((_e3043 - (i32(local_index) % 32i)) + _e3050);
+                                        let _e3058 = (((_e3050 >= 0i) && (_e3050 < 32i)) && (_e3055 < 256i));
+                                        let _e3059 = select(_e3043, _e3055, _e3058);
+                                        let _e3063 = lane_active[bitcast<u32>(_e3059)];
+                                        let _e3070 = lane_values[bitcast<u32>(_e3059)];
+                                        let _e3074 = lane_values[bitcast<u32>(_e3043)];
+                                        r278_ = bitcast<f32>(select(_e3074, _e3070, (_e3058 && (_e3063 != 0u))));
                                     }
-                                    let _e3081 = active_533_;
-                                    if _e3081 {
-                                        let _e3083 = r232_;
-                                        r233_ = f32(_e3083);
-                                    }
-                                    let _e3087 = active_533_;
-                                    if _e3087 {
-                                        let _e3091 = mma_b_local1_[1i];
-                                        r234_ = _e3091;
+                                    let _e3079 = active_533_;
+                                    if _e3079 {
+                                        let _e3081 = r278_;
+                                        r279_ = f32(_e3081);
+                                        let _e3087 = mma_b_local1_[1i];
+                                        r280_ = _e3087;
                                     }
                                     workgroupBarrier();
-                                    let _e3094 = r234_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3094);
-                                    let _e3105 = active_533_;
-                                    lane_active[local_index] = u32(_e3105);
+                                    let _e3090 = r280_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3090);
+                                    let _e3101 = active_533_;
+                                    lane_active[local_index] = u32(_e3101);
                                     workgroupBarrier();
-                                    let _e3108 = active_533_;
-                                    if _e3108 {
-                                        let _e3114 = i32(local_index);
-                                        let _e3117 = r224_;
-                                        let _e3121 = (((_e3117 % 32i) + 32i) % 32i);
-                                        let _e3126 = ((_e3114 - (i32(local_index) % 32i)) + _e3121);
-                                        let _e3129 = (((_e3121 >= 0i) && (_e3121 < 32i)) && (_e3126 < 256i));
-                                        let _e3130 = select(_e3114, _e3126, _e3129);
-                                        let _e3134 = lane_active[bitcast<u32>(_e3130)];
-                                        let _e3141 = lane_values[bitcast<u32>(_e3130)];
-                                        let _e3145 = lane_values[bitcast<u32>(_e3114)];
-                                        r235_ = bitcast<f32>(select(_e3145, _e3141, (_e3129 && (_e3134 != 0u))));
+                                    let _e3104 = active_533_;
+                                    if _e3104 {
+                                        let _e3110 = i32(local_index);
+                                        let _e3113 = r270_;
+                                        let _e3117 = (((_e3113 % 32i) + 32i) % 32i);
+                                        let _e3122 = ((_e3110 - (i32(local_index) % 32i)) + _e3117);
+                                        let _e3125 = (((_e3117 >= 0i) && (_e3117 < 32i)) && (_e3122 < 256i));
+                                        let _e3126 = select(_e3110, _e3122, _e3125);
+                                        let _e3130 = lane_active[bitcast<u32>(_e3126)];
+                                        let _e3137 = lane_values[bitcast<u32>(_e3126)];
+                                        let _e3141 = lane_values[bitcast<u32>(_e3110)];
+                                        r281_ = bitcast<f32>(select(_e3141, _e3137, (_e3125 && (_e3130 != 0u))));
                                     }
-                                    let _e3150 = active_533_;
-                                    if _e3150 {
-                                        let _e3152 = r235_;
-                                        r236_ = f32(_e3152);
+                                    let _e3146 = active_533_;
+                                    if _e3146 {
+                                        let _e3148 = r281_;
+                                        r282_ = f32(_e3148);
+                                        let _e3152 = r273_;
+                                        let _e3154 = r279_;
+                                        r283_ = (_e3152 * _e3154);
+                                        let _e3158 = r261_;
+                                        let _e3160 = r283_;
+                                        r284_ = (_e3158 + _e3160);
+                                        let _e3164 = r273_;
+                                        let _e3166 = r282_;
+                                        r285_ = (_e3164 * _e3166);
+                                        let _e3170 = r263_;
+                                        let _e3172 = r285_;
+                                        r286_ = (_e3170 + _e3172);
+                                        let _e3176 = r276_;
+                                        let _e3178 = r279_;
+                                        r287_ = (_e3176 * _e3178);
+                                        let _e3182 = r265_;
+                                        let _e3184 = r287_;
+                                        r288_ = (_e3182 + _e3184);
+                                        let _e3188 = r276_;
+                                        let _e3190 = r282_;
+                                        r289_ = (_e3188 * _e3190);
+                                        let _e3194 = r267_;
+                                        let _e3196 = r289_;
+                                        r290_ = (_e3194 + _e3196);
+                                        let _e3200 = r155_;
+                                        r291_ = (_e3200 + 3i);
+                                        let _e3205 = r156_;
+                                        r292_ = (_e3205 + 3i);
+                                        let _e3210 = r292_;
+                                        r293_ = (_e3210 + 4i);
+                                        let _e3217 = mma_a_local0_[0i];
+                                        r294_ = _e3217;
                                     }
-                                    let _e3156 = active_533_;
-                                    if _e3156 {
-                                        let _e3158 = r227_;
-                                        let _e3160 = r233_;
-                                        r237_ = (_e3158 * _e3160);
-                                    }
-                                    let _e3164 = active_533_;
-                                    if _e3164 {
-                                        let _e3166 = r215_;
-                                        let _e3168 = r237_;
-                                        r238_ = (_e3166 + _e3168);
-                                    }
-                                    let _e3172 = active_533_;
-                                    if _e3172 {
-                                        let _e3174 = r227_;
-                                        let _e3176 = r236_;
-                                        r239_ = (_e3174 * _e3176);
-                                    }
-                                    let _e3180 = active_533_;
-                                    if _e3180 {
-                                        let _e3182 = r217_;
-                                        let _e3184 = r239_;
-                                        r240_ = (_e3182 + _e3184);
-                                    }
-                                    let _e3188 = active_533_;
-                                    if _e3188 {
-                                        let _e3190 = r230_;
-                                        let _e3192 = r233_;
-                                        r241_ = (_e3190 * _e3192);
-                                    }
-                                    let _e3196 = active_533_;
-                                    if _e3196 {
-                                        let _e3198 = r219_;
-                                        let _e3200 = r241_;
-                                        r242_ = (_e3198 + _e3200);
-                                    }
-                                    let _e3204 = active_533_;
-                                    if _e3204 {
-                                        let _e3206 = r230_;
-                                        let _e3208 = r236_;
-                                        r243_ = (_e3206 * _e3208);
-                                    }
-                                    let _e3212 = active_533_;
-                                    if _e3212 {
-                                        let _e3214 = r221_;
-                                        let _e3216 = r243_;
-                                        r244_ = (_e3214 + _e3216);
-                                    }
-                                    let _e3220 = active_533_;
-                                    if _e3220 {
-                                        let _e3222 = r155_;
-                                        r245_ = (_e3222 + 2i);
-                                    }
-                                    let _e3227 = active_533_;
-                                    if _e3227 {
-                                        let _e3229 = r156_;
-                                        r246_ = (_e3229 + 2i);
-                                    }
+                                    workgroupBarrier();
+                                    let _e3220 = r294_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3220);
+                                    let _e3231 = active_533_;
+                                    lane_active[local_index] = u32(_e3231);
+                                    workgroupBarrier();
                                     let _e3234 = active_533_;
                                     if _e3234 {
-                                        let _e3236 = r246_;
-                                        r247_ = (_e3236 + 4i);
+                                        let _e3240 = i32(local_index);
+                                        let _e3243 = r291_;
+                                        let _e3247 = (((_e3243 % 32i) + 32i) % 32i);
+                                        let _e3252 = ((_e3240 - (i32(local_index) % 32i)) + _e3247);
+                                        let _e3255 = (((_e3247 >= 0i) && (_e3247 < 32i)) && (_e3252 < 256i));
+                                        let _e3256 = select(_e3240, _e3252, _e3255);
+                                        let _e3260 = lane_active[bitcast<u32>(_e3256)];
+                                        let _e3267 = lane_values[bitcast<u32>(_e3256)];
+                                        let _e3271 = lane_values[bitcast<u32>(_e3240)];
+                                        r295_ = bitcast<f32>(select(_e3271, _e3267, (_e3255 && (_e3260 != 0u))));
                                     }
-                                    let _e3241 = active_533_;
-                                    if _e3241 {
-                                        let _e3245 = mma_a_local0_[0i];
-                                        r248_ = _e3245;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3248 = r248_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3248);
-                                    let _e3259 = active_533_;
-                                    lane_active[local_index] = u32(_e3259);
-                                    workgroupBarrier();
-                                    let _e3262 = active_533_;
-                                    if _e3262 {
-                                        let _e3268 = i32(local_index);
-                                        let _e3271 = r245_;
-                                        let _e3275 = (((_e3271 % 32i) + 32i) % 32i);
-                                        let _e3280 = ((_e3268 - (i32(local_index) % 32i)) + _e3275);
-                                        let _e3283 = (((_e3275 >= 0i) && (_e3275 < 32i)) && (_e3280 < 256i));
-                                        let _e3284 = select(_e3268, _e3280, _e3283);
-                                        let _e3288 = lane_active[bitcast<u32>(_e3284)];
-                                        let _e3295 = lane_values[bitcast<u32>(_e3284)];
-                                        let _e3299 = lane_values[bitcast<u32>(_e3268)];
-                                        r249_ = bitcast<f32>(select(_e3299, _e3295, (_e3283 && (_e3288 != 0u))));
-                                    }
-                                    let _e3304 = active_533_;
-                                    if _e3304 {
-                                        let _e3306 = r249_;
-                                        r250_ = f32(_e3306);
-                                    }
-                                    let _e3310 = active_533_;
-                                    if _e3310 {
-                                        let _e3314 = mma_a_local0_[2i];
-                                        r251_ = _e3314;
+                                    let _e3276 = active_533_;
+                                    if _e3276 {
+                                        let _e3278 = r295_;
+                                        r296_ = f32(_e3278);
+                                        let _e3284 = mma_a_local0_[2i];
+                                        r297_ = _e3284;
                                     }
                                     workgroupBarrier();
-                                    let _e3317 = r251_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3317);
-                                    let _e3328 = active_533_;
-                                    lane_active[local_index] = u32(_e3328);
+                                    let _e3287 = r297_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3287);
+                                    let _e3298 = active_533_;
+                                    lane_active[local_index] = u32(_e3298);
                                     workgroupBarrier();
-                                    let _e3331 = active_533_;
-                                    if _e3331 {
-                                        let _e3337 = i32(local_index);
-                                        let _e3340 = r245_;
-                                        let _e3344 = (((_e3340 % 32i) + 32i) % 32i);
-                                        let _e3349 = ((_e3337 - (i32(local_index) % 32i)) + _e3344);
-                                        let _e3352 = (((_e3344 >= 0i) && (_e3344 < 32i)) && (_e3349 < 256i));
-                                        let _e3353 = select(_e3337, _e3349, _e3352);
-                                        let _e3357 = lane_active[bitcast<u32>(_e3353)];
-                                        let _e3364 = lane_values[bitcast<u32>(_e3353)];
-                                        let _e3368 = lane_values[bitcast<u32>(_e3337)];
-                                        r252_ = bitcast<f32>(select(_e3368, _e3364, (_e3352 && (_e3357 != 0u))));
+                                    let _e3301 = active_533_;
+                                    if _e3301 {
+                                        let _e3307 = i32(local_index);
+                                        let _e3310 = r291_;
+                                        let _e3314 = (((_e3310 % 32i) + 32i) % 32i);
+                                        let _e3319 = ((_e3307 - (i32(local_index) % 32i)) + _e3314);
+                                        let _e3322 = (((_e3314 >= 0i) && (_e3314 < 32i)) && (_e3319 < 256i));
+                                        let _e3323 = select(_e3307, _e3319, _e3322);
+                                        let _e3327 = lane_active[bitcast<u32>(_e3323)];
+                                        let _e3334 = lane_values[bitcast<u32>(_e3323)];
+                                        let _e3338 = lane_values[bitcast<u32>(_e3307)];
+                                        r298_ = bitcast<f32>(select(_e3338, _e3334, (_e3322 && (_e3327 != 0u))));
                                     }
-                                    let _e3373 = active_533_;
-                                    if _e3373 {
-                                        let _e3375 = r252_;
-                                        r253_ = f32(_e3375);
-                                    }
-                                    let _e3379 = active_533_;
-                                    if _e3379 {
-                                        let _e3383 = mma_b_local1_[0i];
-                                        r254_ = _e3383;
+                                    let _e3343 = active_533_;
+                                    if _e3343 {
+                                        let _e3345 = r298_;
+                                        r299_ = f32(_e3345);
+                                        let _e3351 = mma_b_local1_[0i];
+                                        r300_ = _e3351;
                                     }
                                     workgroupBarrier();
-                                    let _e3386 = r254_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3386);
-                                    let _e3397 = active_533_;
-                                    lane_active[local_index] = u32(_e3397);
+                                    let _e3354 = r300_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3354);
+                                    let _e3365 = active_533_;
+                                    lane_active[local_index] = u32(_e3365);
                                     workgroupBarrier();
-                                    let _e3400 = active_533_;
-                                    if _e3400 {
-                                        let _e3406 = i32(local_index);
-                                        let _e3409 = r246_;
-                                        let _e3413 = (((_e3409 % 32i) + 32i) % 32i);
-                                        let _e3418 = ((_e3406 - (i32(local_index) % 32i)) + _e3413);
-                                        let _e3421 = (((_e3413 >= 0i) && (_e3413 < 32i)) && (_e3418 < 256i));
-                                        let _e3422 = select(_e3406, _e3418, _e3421);
-                                        let _e3426 = lane_active[bitcast<u32>(_e3422)];
-                                        let _e3433 = lane_values[bitcast<u32>(_e3422)];
-                                        let _e3437 = lane_values[bitcast<u32>(_e3406)];
-                                        r255_ = bitcast<f32>(select(_e3437, _e3433, (_e3421 && (_e3426 != 0u))));
+                                    let _e3368 = active_533_;
+                                    if _e3368 {
+                                        let _e3374 = i32(local_index);
+                                        let _e3377 = r292_;
+                                        let _e3381 = (((_e3377 % 32i) + 32i) % 32i);
+                                        let _e3386 = ((_e3374 - (i32(local_index) % 32i)) + _e3381);
+                                        let _e3389 = (((_e3381 >= 0i) && (_e3381 < 32i)) && (_e3386 < 256i));
+                                        let _e3390 = select(_e3374, _e3386, _e3389);
+                                        let _e3394 = lane_active[bitcast<u32>(_e3390)];
+                                        let _e3401 = lane_values[bitcast<u32>(_e3390)];
+                                        let _e3405 = lane_values[bitcast<u32>(_e3374)];
+                                        r301_ = bitcast<f32>(select(_e3405, _e3401, (_e3389 && (_e3394 != 0u))));
                                     }
-                                    let _e3442 = active_533_;
-                                    if _e3442 {
-                                        let _e3444 = r255_;
-                                        r256_ = f32(_e3444);
-                                    }
-                                    let _e3448 = active_533_;
-                                    if _e3448 {
-                                        let _e3452 = mma_b_local1_[0i];
-                                        r257_ = _e3452;
+                                    let _e3410 = active_533_;
+                                    if _e3410 {
+                                        let _e3412 = r301_;
+                                        r302_ = f32(_e3412);
+                                        let _e3418 = mma_b_local1_[0i];
+                                        r303_ = _e3418;
                                     }
                                     workgroupBarrier();
-                                    let _e3455 = r257_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3455);
-                                    let _e3466 = active_533_;
-                                    lane_active[local_index] = u32(_e3466);
+                                    let _e3421 = r303_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3421);
+                                    let _e3432 = active_533_;
+                                    lane_active[local_index] = u32(_e3432);
                                     workgroupBarrier();
-                                    let _e3469 = active_533_;
-                                    if _e3469 {
-                                        let _e3475 = i32(local_index);
-                                        let _e3478 = r247_;
-                                        let _e3482 = (((_e3478 % 32i) + 32i) % 32i);
-                                        let _e3487 = ((_e3475 - (i32(local_index) % 32i)) + _e3482);
-                                        let _e3490 = (((_e3482 >= 0i) && (_e3482 < 32i)) && (_e3487 < 256i));
-                                        let _e3491 = select(_e3475, _e3487, _e3490);
-                                        let _e3495 = lane_active[bitcast<u32>(_e3491)];
-                                        let _e3502 = lane_values[bitcast<u32>(_e3491)];
-                                        let _e3506 = lane_values[bitcast<u32>(_e3475)];
-                                        r258_ = bitcast<f32>(select(_e3506, _e3502, (_e3490 && (_e3495 != 0u))));
+                                    let _e3435 = active_533_;
+                                    if _e3435 {
+                                        let _e3441 = i32(local_index);
+                                        let _e3444 = r293_;
+                                        let _e3448 = (((_e3444 % 32i) + 32i) % 32i);
+                                        let _e3453 = ((_e3441 - (i32(local_index) % 32i)) + _e3448);
+                                        let _e3456 = (((_e3448 >= 0i) && (_e3448 < 32i)) && (_e3453 < 256i));
+                                        let _e3457 = select(_e3441, _e3453, _e3456);
+                                        let _e3461 = lane_active[bitcast<u32>(_e3457)];
+                                        let _e3468 = lane_values[bitcast<u32>(_e3457)];
+                                        let _e3472 = lane_values[bitcast<u32>(_e3441)];
+                                        r304_ = bitcast<f32>(select(_e3472, _e3468, (_e3456 && (_e3461 != 0u))));
                                     }
-                                    let _e3511 = active_533_;
-                                    if _e3511 {
-                                        let _e3513 = r258_;
-                                        r259_ = f32(_e3513);
+                                    let _e3477 = active_533_;
+                                    if _e3477 {
+                                        let _e3479 = r304_;
+                                        r305_ = f32(_e3479);
+                                        let _e3483 = r296_;
+                                        let _e3485 = r302_;
+                                        r306_ = (_e3483 * _e3485);
+                                        let _e3489 = r284_;
+                                        let _e3491 = r306_;
+                                        r307_ = (_e3489 + _e3491);
+                                        let _e3495 = r296_;
+                                        let _e3497 = r305_;
+                                        r308_ = (_e3495 * _e3497);
+                                        let _e3501 = r286_;
+                                        let _e3503 = r308_;
+                                        r309_ = (_e3501 + _e3503);
+                                        let _e3507 = r299_;
+                                        let _e3509 = r302_;
+                                        r310_ = (_e3507 * _e3509);
+                                        let _e3513 = r288_;
+                                        let _e3515 = r310_;
+                                        r311_ = (_e3513 + _e3515);
+                                        let _e3519 = r299_;
+                                        let _e3521 = r305_;
+                                        r312_ = (_e3519 * _e3521);
+                                        let _e3525 = r290_;
+                                        let _e3527 = r312_;
+                                        r313_ = (_e3525 + _e3527);
+                                        let _e3531 = r155_;
+                                        r314_ = (_e3531 + 3i);
+                                        let _e3536 = r156_;
+                                        r315_ = (_e3536 + 3i);
+                                        let _e3541 = r315_;
+                                        r316_ = (_e3541 + 4i);
+                                        let _e3548 = mma_a_local0_[1i];
+                                        r317_ = _e3548;
                                     }
-                                    let _e3517 = active_533_;
-                                    if _e3517 {
-                                        let _e3519 = r250_;
-                                        let _e3521 = r256_;
-                                        r260_ = (_e3519 * _e3521);
-                                    }
-                                    let _e3525 = active_533_;
-                                    if _e3525 {
-                                        let _e3527 = r238_;
-                                        let _e3529 = r260_;
-                                        r261_ = (_e3527 + _e3529);
-                                    }
-                                    let _e3533 = active_533_;
-                                    if _e3533 {
-                                        let _e3535 = r250_;
-                                        let _e3537 = r259_;
-                                        r262_ = (_e3535 * _e3537);
-                                    }
-                                    let _e3541 = active_533_;
-                                    if _e3541 {
-                                        let _e3543 = r240_;
-                                        let _e3545 = r262_;
-                                        r263_ = (_e3543 + _e3545);
-                                    }
-                                    let _e3549 = active_533_;
-                                    if _e3549 {
-                                        let _e3551 = r253_;
-                                        let _e3553 = r256_;
-                                        r264_ = (_e3551 * _e3553);
-                                    }
-                                    let _e3557 = active_533_;
-                                    if _e3557 {
-                                        let _e3559 = r242_;
-                                        let _e3561 = r264_;
-                                        r265_ = (_e3559 + _e3561);
-                                    }
+                                    workgroupBarrier();
+                                    let _e3551 = r317_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3551);
+                                    let _e3562 = active_533_;
+                                    lane_active[local_index] = u32(_e3562);
+                                    workgroupBarrier();
                                     let _e3565 = active_533_;
                                     if _e3565 {
-                                        let _e3567 = r253_;
-                                        let _e3569 = r259_;
-                                        r266_ = (_e3567 * _e3569);
+                                        let _e3571 = i32(local_index);
+                                        let _e3574 = r314_;
+                                        let _e3578 = (((_e3574 % 32i) + 32i) % 32i);
+                                        let _e3583 = ((_e3571 - (i32(local_index) % 32i)) + _e3578);
+                                        let _e3586 = (((_e3578 >= 0i) && (_e3578 < 32i)) && (_e3583 < 256i));
+                                        let _e3587 = select(_e3571, _e3583, _e3586);
+                                        let _e3591 = lane_active[bitcast<u32>(_e3587)];
+                                        let _e3598 = lane_values[bitcast<u32>(_e3587)];
+                                        let _e3602 = lane_values[bitcast<u32>(_e3571)];
+                                        r318_ = bitcast<f32>(select(_e3602, _e3598, (_e3586 && (_e3591 != 0u))));
                                     }
-                                    let _e3573 = active_533_;
-                                    if _e3573 {
-                                        let _e3575 = r244_;
-                                        let _e3577 = r266_;
-                                        r267_ = (_e3575 + _e3577);
-                                    }
-                                    let _e3581 = active_533_;
-                                    if _e3581 {
-                                        let _e3583 = r155_;
-                                        r268_ = (_e3583 + 2i);
-                                    }
-                                    let _e3588 = active_533_;
-                                    if _e3588 {
-                                        let _e3590 = r156_;
-                                        r269_ = (_e3590 + 2i);
-                                    }
-                                    let _e3595 = active_533_;
-                                    if _e3595 {
-                                        let _e3597 = r269_;
-                                        r270_ = (_e3597 + 4i);
-                                    }
-                                    let _e3602 = active_533_;
-                                    if _e3602 {
-                                        let _e3606 = mma_a_local0_[1i];
-                                        r271_ = _e3606;
+                                    let _e3607 = active_533_;
+                                    if _e3607 {
+                                        let _e3609 = r318_;
+                                        r319_ = f32(_e3609);
+                                        let _e3615 = mma_a_local0_[3i];
+                                        r320_ = _e3615;
                                     }
                                     workgroupBarrier();
-                                    let _e3609 = r271_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3609);
-                                    let _e3620 = active_533_;
-                                    lane_active[local_index] = u32(_e3620);
+                                    let _e3618 = r320_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3618);
+                                    let _e3629 = active_533_;
+                                    lane_active[local_index] = u32(_e3629);
                                     workgroupBarrier();
-                                    let _e3623 = active_533_;
-                                    if _e3623 {
-                                        let _e3629 = i32(local_index);
-                                        let _e3632 = r268_;
-                                        let _e3636 = (((_e3632 % 32i) + 32i) % 32i);
-                                        let _e3641 = ((_e3629 - (i32(local_index) % 32i)) + _e3636);
-                                        let _e3644 = (((_e3636 >= 0i) && (_e3636 < 32i)) && (_e3641 < 256i));
-                                        let _e3645 = select(_e3629, _e3641, _e3644);
-                                        let _e3649 = lane_active[bitcast<u32>(_e3645)];
-                                        let _e3656 = lane_values[bitcast<u32>(_e3645)];
-                                        let _e3660 = lane_values[bitcast<u32>(_e3629)];
-                                        r272_ = bitcast<f32>(select(_e3660, _e3656, (_e3644 && (_e3649 != 0u))));
+                                    let _e3632 = active_533_;
+                                    if _e3632 {
+                                        let _e3638 = i32(local_index);
+                                        let _e3641 = r314_;
+                                        let _e3645 = (((_e3641 % 32i) + 32i) % 32i);
+                                        let _e3650 = ((_e3638 - (i32(local_index) % 32i)) + _e3645);
+                                        let _e3653 = (((_e3645 >= 0i) && (_e3645 < 32i)) && (_e3650 < 256i));
+                                        let _e3654 = select(_e3638, _e3650, _e3653);
+                                        let _e3658 = lane_active[bitcast<u32>(_e3654)];
+                                        let _e3665 = lane_values[bitcast<u32>(_e3654)];
+                                        let _e3669 = lane_values[bitcast<u32>(_e3638)];
+                                        r321_ = bitcast<f32>(select(_e3669, _e3665, (_e3653 && (_e3658 != 0u))));
                                     }
-                                    let _e3665 = active_533_;
-                                    if _e3665 {
-                                        let _e3667 = r272_;
-                                        r273_ = f32(_e3667);
-                                    }
-                                    let _e3671 = active_533_;
-                                    if _e3671 {
-                                        let _e3675 = mma_a_local0_[3i];
-                                        r274_ = _e3675;
+                                    let _e3674 = active_533_;
+                                    if _e3674 {
+                                        let _e3676 = r321_;
+                                        r322_ = f32(_e3676);
+                                        let _e3682 = mma_b_local1_[1i];
+                                        r323_ = _e3682;
                                     }
                                     workgroupBarrier();
-                                    let _e3678 = r274_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3678);
-                                    let _e3689 = active_533_;
-                                    lane_active[local_index] = u32(_e3689);
+                                    let _e3685 = r323_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3685);
+                                    let _e3696 = active_533_;
+                                    lane_active[local_index] = u32(_e3696);
                                     workgroupBarrier();
-                                    let _e3692 = active_533_;
-                                    if _e3692 {
-                                        let _e3698 = i32(local_index);
-                                        let _e3701 = r268_;
-                                        let _e3705 = (((_e3701 % 32i) + 32i) % 32i);
-                                        let _e3710 = ((_e3698 - (i32(local_index) % 32i)) + _e3705);
-                                        let _e3713 = (((_e3705 >= 0i) && (_e3705 < 32i)) && (_e3710 < 256i));
-                                        let _e3714 = select(_e3698, _e3710, _e3713);
-                                        let _e3718 = lane_active[bitcast<u32>(_e3714)];
-                                        let _e3725 = lane_values[bitcast<u32>(_e3714)];
-                                        let _e3729 = lane_values[bitcast<u32>(_e3698)];
-                                        r275_ = bitcast<f32>(select(_e3729, _e3725, (_e3713 && (_e3718 != 0u))));
+                                    let _e3699 = active_533_;
+                                    if _e3699 {
+                                        let _e3705 = i32(local_index);
+                                        let _e3708 = r315_;
+                                        let _e3712 = (((_e3708 % 32i) + 32i) % 32i);
+                                        let _e3717 = ((_e3705 - (i32(local_index) % 32i)) + _e3712);
+                                        let _e3720 = (((_e3712 >= 0i) && (_e3712 < 32i)) && (_e3717 < 256i));
+                                        let _e3721 = select(_e3705, _e3717, _e3720);
+                                        let _e3725 = lane_active[bitcast<u32>(_e3721)];
+                                        let _e3732 = lane_values[bitcast<u32>(_e3721)];
+                                        let _e3736 = lane_values[bitcast<u32>(_e3705)];
+                                        r324_ = bitcast<f32>(select(_e3736, _e3732, (_e3720 && (_e3725 != 0u))));
                                     }
-                                    let _e3734 = active_533_;
-                                    if _e3734 {
-                                        let _e3736 = r275_;
-                                        r276_ = f32(_e3736);
-                                    }
-                                    let _e3740 = active_533_;
-                                    if _e3740 {
-                                        let _e3744 = mma_b_local1_[1i];
-                                        r277_ = _e3744;
+                                    let _e3741 = active_533_;
+                                    if _e3741 {
+                                        let _e3743 = r324_;
+                                        r325_ = f32(_e3743);
+                                        let _e3749 = mma_b_local1_[1i];
+                                        r326_ = _e3749;
                                     }
                                     workgroupBarrier();
-                                    let _e3747 = r277_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3747);
-                                    let _e3758 = active_533_;
-                                    lane_active[local_index] = u32(_e3758);
+                                    let _e3752 = r326_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3752);
+                                    let _e3763 = active_533_;
+                                    lane_active[local_index] = u32(_e3763);
                                     workgroupBarrier();
-                                    let _e3761 = active_533_;
-                                    if _e3761 {
-                                        let _e3767 = i32(local_index);
-                                        let _e3770 = r269_;
-                                        let _e3774 = (((_e3770 % 32i) + 32i) % 32i);
-                                        let _e3779 = ((_e3767 - (i32(local_index) % 32i)) + _e3774);
-                                        let _e3782 = (((_e3774 >= 0i) && (_e3774 < 32i)) && (_e3779 < 256i));
-                                        let _e3783 = select(_e3767, _e3779, _e3782);
-                                        let _e3787 = lane_active[bitcast<u32>(_e3783)];
-                                        let _e3794 = lane_values[bitcast<u32>(_e3783)];
-                                        let _e3798 = lane_values[bitcast<u32>(_e3767)];
-                                        r278_ = bitcast<f32>(select(_e3798, _e3794, (_e3782 && (_e3787 != 0u))));
+                                    let _e3766 = active_533_;
+                                    if _e3766 {
+                                        let _e3772 = i32(local_index);
+                                        let _e3775 = r316_;
+                                        let _e3779 = (((_e3775 % 32i) + 32i) % 32i);
+                                        let _e3784 = ((_e3772 - (i32(local_index) % 32i)) + _e3779);
+                                        let _e3787 = (((_e3779 >= 0i) && (_e3779 < 32i)) && (_e3784 < 256i));
+                                        let _e3788 = select(_e3772, _e3784, _e3787);
+                                        let _e3792 = lane_active[bitcast<u32>(_e3788)];
+                                        let _e3799 = lane_values[bitcast<u32>(_e3788)];
+                                        let _e3803 = lane_values[bitcast<u32>(_e3772)];
+                                        r327_ = bitcast<f32>(select(_e3803, _e3799, (_e3787 && (_e3792 != 0u))));
                                     }
-                                    let _e3803 = active_533_;
-                                    if _e3803 {
-                                        let _e3805 = r278_;
-                                        r279_ = f32(_e3805);
-                                    }
-                                    let _e3809 = active_533_;
-                                    if _e3809 {
-                                        let _e3813 = mma_b_local1_[1i];
-                                        r280_ = _e3813;
+                                    let _e3808 = active_533_;
+                                    if _e3808 {
+                                        let _e3810 = r327_;
+                                        r328_ = f32(_e3810);
+                                        let _e3814 = r319_;
+                                        let _e3816 = r325_;
+                                        r329_ = (_e3814 * _e3816);
+                                        let _e3820 = r307_;
+                                        let _e3822 = r329_;
+                                        r330_ = (_e3820 + _e3822);
+                                        let _e3826 = r319_;
+                                        let _e3828 = r328_;
+                                        r331_ = (_e3826 * _e3828);
+                                        let _e3832 = r309_;
+                                        let _e3834 = r331_;
+                                        r332_ = (_e3832 + _e3834);
+                                        let _e3838 = r322_;
+                                        let _e3840 = r325_;
+                                        r333_ = (_e3838 * _e3840);
+                                        let _e3844 = r311_;
+                                        let _e3846 = r333_;
+                                        r334_ = (_e3844 + _e3846);
+                                        let _e3850 = r322_;
+                                        let _e3852 = r328_;
+                                        r335_ = (_e3850 * _e3852);
+                                        let _e3856 = r313_;
+                                        let _e3858 = r335_;
+                                        r336_ = (_e3856 + _e3858);
+                                        let _e3862 = r155_;
+                                        r337_ = (_e3862 + 0i);
+                                        let _e3867 = r156_;
+                                        r338_ = (_e3867 + 0i);
+                                        let _e3872 = r338_;
+                                        r339_ = (_e3872 + 4i);
+                                        let _e3879 = mma_a_local0_[4i];
+                                        r340_ = _e3879;
                                     }
                                     workgroupBarrier();
-                                    let _e3816 = r280_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3816);
-                                    let _e3827 = active_533_;
-                                    lane_active[local_index] = u32(_e3827);
+                                    let _e3882 = r340_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3882);
+                                    let _e3893 = active_533_;
+                                    lane_active[local_index] = u32(_e3893);
                                     workgroupBarrier();
-                                    let _e3830 = active_533_;
-                                    if _e3830 {
-                                        let _e3836 = i32(local_index);
-                                        let _e3839 = r270_;
-                                        let _e3843 = (((_e3839 % 32i) + 32i) % 32i);
-                                        let _e3848 = ((_e3836 - (i32(local_index) % 32i)) + _e3843);
-                                        let _e3851 = (((_e3843 >= 0i) && (_e3843 < 32i)) && (_e3848 < 256i));
-                                        let _e3852 = select(_e3836, _e3848, _e3851);
-                                        let _e3856 = lane_active[bitcast<u32>(_e3852)];
-                                        let _e3863 = lane_values[bitcast<u32>(_e3852)];
-                                        let _e3867 = lane_values[bitcast<u32>(_e3836)];
-                                        r281_ = bitcast<f32>(select(_e3867, _e3863, (_e3851 && (_e3856 != 0u))));
+                                    let _e3896 = active_533_;
+                                    if _e3896 {
+                                        let _e3902 = i32(local_index);
+                                        let _e3905 = r337_;
+                                        let _e3909 = (((_e3905 % 32i) + 32i) % 32i);
+                                        let _e3914 = ((_e3902 - (i32(local_index) % 32i)) + _e3909);
+                                        let _e3917 = (((_e3909 >= 0i) && (_e3909 < 32i)) && (_e3914 < 256i));
+                                        let _e3918 = select(_e3902, _e3914, _e3917);
+                                        let _e3922 = lane_active[bitcast<u32>(_e3918)];
+                                        let _e3929 = lane_values[bitcast<u32>(_e3918)];
+                                        let _e3933 = lane_values[bitcast<u32>(_e3902)];
+                                        r341_ = bitcast<f32>(select(_e3933, _e3929, (_e3917 && (_e3922 != 0u))));
                                     }
-                                    let _e3872 = active_533_;
-                                    if _e3872 {
-                                        let _e3874 = r281_;
-                                        r282_ = f32(_e3874);
+                                    let _e3938 = active_533_;
+                                    if _e3938 {
+                                        let _e3940 = r341_;
+                                        r342_ = f32(_e3940);
+                                        let _e3946 = mma_a_local0_[6i];
+                                        r343_ = _e3946;
                                     }
-                                    let _e3878 = active_533_;
-                                    if _e3878 {
-                                        let _e3880 = r273_;
-                                        let _e3882 = r279_;
-                                        r283_ = (_e3880 * _e3882);
-                                    }
-                                    let _e3886 = active_533_;
-                                    if _e3886 {
-                                        let _e3888 = r261_;
-                                        let _e3890 = r283_;
-                                        r284_ = (_e3888 + _e3890);
-                                    }
-                                    let _e3894 = active_533_;
-                                    if _e3894 {
-                                        let _e3896 = r273_;
-                                        let _e3898 = r282_;
-                                        r285_ = (_e3896 * _e3898);
-                                    }
-                                    let _e3902 = active_533_;
-                                    if _e3902 {
-                                        let _e3904 = r263_;
-                                        let _e3906 = r285_;
-                                        r286_ = (_e3904 + _e3906);
-                                    }
-                                    let _e3910 = active_533_;
-                                    if _e3910 {
-                                        let _e3912 = r276_;
-                                        let _e3914 = r279_;
-                                        r287_ = (_e3912 * _e3914);
-                                    }
-                                    let _e3918 = active_533_;
-                                    if _e3918 {
-                                        let _e3920 = r265_;
-                                        let _e3922 = r287_;
-                                        r288_ = (_e3920 + _e3922);
-                                    }
-                                    let _e3926 = active_533_;
-                                    if _e3926 {
-                                        let _e3928 = r276_;
-                                        let _e3930 = r282_;
-                                        r289_ = (_e3928 * _e3930);
-                                    }
-                                    let _e3934 = active_533_;
-                                    if _e3934 {
-                                        let _e3936 = r267_;
-                                        let _e3938 = r289_;
-                                        r290_ = (_e3936 + _e3938);
-                                    }
-                                    let _e3942 = active_533_;
-                                    if _e3942 {
-                                        let _e3944 = r155_;
-                                        r291_ = (_e3944 + 3i);
-                                    }
-                                    let _e3949 = active_533_;
-                                    if _e3949 {
-                                        let _e3951 = r156_;
-                                        r292_ = (_e3951 + 3i);
-                                    }
-                                    let _e3956 = active_533_;
-                                    if _e3956 {
-                                        let _e3958 = r292_;
-                                        r293_ = (_e3958 + 4i);
-                                    }
+                                    workgroupBarrier();
+                                    let _e3949 = r343_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3949);
+                                    let _e3960 = active_533_;
+                                    lane_active[local_index] = u32(_e3960);
+                                    workgroupBarrier();
                                     let _e3963 = active_533_;
                                     if _e3963 {
-                                        let _e3967 = mma_a_local0_[0i];
-                                        r294_ = _e3967;
+                                        let _e3969 = i32(local_index);
+                                        let _e3972 = r337_;
+                                        let _e3976 = (((_e3972 % 32i) + 32i) % 32i);
+                                        let _e3981 = ((_e3969 - (i32(local_index) % 32i)) + _e3976);
+                                        let _e3984 = (((_e3976 >= 0i) && (_e3976 < 32i)) && (_e3981 < 256i));
+                                        let _e3985 = select(_e3969, _e3981, _e3984);
+                                        let _e3989 = lane_active[bitcast<u32>(_e3985)];
+                                        let _e3996 = lane_values[bitcast<u32>(_e3985)];
+                                        let _e4000 = lane_values[bitcast<u32>(_e3969)];
+                                        r344_ = bitcast<f32>(select(_e4000, _e3996, (_e3984 && (_e3989 != 0u))));
+                                    }
+                                    let _e4005 = active_533_;
+                                    if _e4005 {
+                                        let _e4007 = r344_;
+                                        r345_ = f32(_e4007);
+                                        let _e4013 = mma_b_local1_[2i];
+                                        r346_ = _e4013;
                                     }
                                     workgroupBarrier();
-                                    let _e3970 = r294_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3970);
-                                    let _e3981 = active_533_;
-                                    lane_active[local_index] = u32(_e3981);
+                                    let _e4016 = r346_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4016);
+                                    let _e4027 = active_533_;
+                                    lane_active[local_index] = u32(_e4027);
                                     workgroupBarrier();
-                                    let _e3984 = active_533_;
-                                    if _e3984 {
-                                        let _e3990 = i32(local_index);
-                                        let _e3993 = r291_;
-                                        let _e3997 = (((_e3993 % 32i) + 32i) % 32i);
-                                        let _e4002 = ((_e3990 - (i32(local_index) % 32i)) + _e3997);
-                                        let _e4005 = (((_e3997 >= 0i) && (_e3997 < 32i)) && (_e4002 < 256i));
-                                        let _e4006 = select(_e3990, _e4002, _e4005);
-                                        let _e4010 = lane_active[bitcast<u32>(_e4006)];
-                                        let _e4017 = lane_values[bitcast<u32>(_e4006)];
-                                        let _e4021 = lane_values[bitcast<u32>(_e3990)];
-                                        r295_ = bitcast<f32>(select(_e4021, _e4017, (_e4005 && (_e4010 != 0u))));
+                                    let _e4030 = active_533_;
+                                    if _e4030 {
+                                        let _e4036 = i32(local_index);
+                                        let _e4039 = r338_;
+                                        let _e4043 = (((_e4039 % 32i) + 32i) % 32i);
+                                        let _e4048 = ((_e4036 - (i32(local_index) % 32i)) + _e4043);
+                                        let _e4051 = (((_e4043 >= 0i) && (_e4043 < 32i)) && (_e4048 < 256i));
+                                        let _e4052 = select(_e4036, _e4048, _e4051);
+                                        let _e4056 = lane_active[bitcast<u32>(_e4052)];
+                                        let _e4063 = lane_values[bitcast<u32>(_e4052)];
+                                        let _e4067 = lane_values[bitcast<u32>(_e4036)];
+                                        r347_ = bitcast<f32>(select(_e4067, _e4063, (_e4051 && (_e4056 != 0u))));
                                     }
-                                    let _e4026 = active_533_;
-                                    if _e4026 {
-                                        let _e4028 = r295_;
-                                        r296_ = f32(_e4028);
-                                    }
-                                    let _e4032 = active_533_;
-                                    if _e4032 {
-                                        let _e4036 = mma_a_local0_[2i];
-                                        r297_ = _e4036;
+                                    let _e4072 = active_533_;
+                                    if _e4072 {
+                                        let _e4074 = r347_;
+                                        r348_ = f32(_e4074);
+                                        let _e4080 = mma_b_local1_[2i];
+                                        r349_ = _e4080;
                                     }
                                     workgroupBarrier();
-                                    let _e4039 = r297_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4039);
-                                    let _e4050 = active_533_;
-                                    lane_active[local_index] = u32(_e4050);
+                                    let _e4083 = r349_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4083);
+                                    let _e4094 = active_533_;
+                                    lane_active[local_index] = u32(_e4094);
                                     workgroupBarrier();
-                                    let _e4053 = active_533_;
-                                    if _e4053 {
-                                        let _e4059 = i32(local_index);
-                                        let _e4062 = r291_;
-                                        let _e4066 = (((_e4062 % 32i) + 32i) % 32i);
-                                        let _e4071 = ((_e4059 - (i32(local_index) % 32i)) + _e4066);
-                                        let _e4074 = (((_e4066 >= 0i) && (_e4066 < 32i)) && (_e4071 < 256i));
-                                        let _e4075 = select(_e4059, _e4071, _e4074);
-                                        let _e4079 = lane_active[bitcast<u32>(_e4075)];
-                                        let _e4086 = lane_values[bitcast<u32>(_e4075)];
-                                        let _e4090 = lane_values[bitcast<u32>(_e4059)];
-                                        r298_ = bitcast<f32>(select(_e4090, _e4086, (_e4074 && (_e4079 != 0u))));
+                                    let _e4097 = active_533_;
+                                    if _e4097 {
+                                        let _e4103 = i32(local_index);
+                                        let _e4106 = r339_;
+                                        let _e4110 = (((_e4106 % 32i) + 32i) % 32i);
+                                        let _e4115 = ((_e4103 - (i32(local_index) % 32i)) + _e4110);
+                                        let _e4118 = (((_e4110 >= 0i) && (_e4110 < 32i)) && (_e4115 < 256i));
+                                        let _e4119 = select(_e4103, _e4115, _e4118);
+                                        let _e4123 = lane_active[bitcast<u32>(_e4119)];
+                                        let _e4130 = lane_values[bitcast<u32>(_e4119)];
+                                        let _e4134 = lane_values[bitcast<u32>(_e4103)];
+                                        r350_ = bitcast<f32>(select(_e4134, _e4130, (_e4118 && (_e4123 != 0u))));
                                     }
-                                    let _e4095 = active_533_;
-                                    if _e4095 {
-                                        let _e4097 = r298_;
-                                        r299_ = f32(_e4097);
-                                    }
-                                    let _e4101 = active_533_;
-                                    if _e4101 {
-                                        let _e4105 = mma_b_local1_[0i];
-                                        r300_ = _e4105;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4108 = r300_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4108);
-                                    let _e4119 = active_533_;
-                                    lane_active[local_index] = u32(_e4119);
-                                    workgroupBarrier();
-                                    let _e4122 = active_533_;
-                                    if _e4122 {
-                                        let _e4128 = i32(local_index);
-                                        let _e4131 = r292_;
-                                        let _e4135 = (((_e4131 % 32i) + 32i) % 32i);
-                                        let _e4140 = ((_e4128 - (i32(local_index) % 32i)) + _e4135);
-                                        let _e4143 = (((_e4135 >= 0i) && (_e4135 < 32i)) && (_e4140 < 256i));
-                                        let _e4144 = select(_e4128, _e4140, _e4143);
-                                        let _e4148 = lane_active[bitcast<u32>(_e4144)];
-                                        let _e4155 = lane_values[bitcast<u32>(_e4144)];
-                                        let _e4159 = lane_values[bitcast<u32>(_e4128)];
-                                        r301_ = bitcast<f32>(select(_e4159, _e4155, (_e4143 && (_e4148 != 0u))));
-                                    }
-                                    let _e4164 = active_533_;
-                                    if _e4164 {
-                                        let _e4166 = r301_;
-                                        r302_ = f32(_e4166);
-                                    }
-                                    let _e4170 = active_533_;
-                                    if _e4170 {
-                                        let _e4174 = mma_b_local1_[0i];
-                                        r303_ = _e4174;
+                                    let _e4139 = active_533_;
+                                    if _e4139 {
+                                        let _e4141 = r350_;
+                                        r351_ = f32(_e4141);
+                                        let _e4145 = r342_;
+                                        let _e4147 = r348_;
+                                        r352_ = (_e4145 * _e4147);
+                                        let _e4151 = r330_;
+                                        let _e4153 = r352_;
+                                        r353_ = (_e4151 + _e4153);
+                                        let _e4157 = r342_;
+                                        let _e4159 = r351_;
+                                        r354_ = (_e4157 * _e4159);
+                                        let _e4163 = r332_;
+                                        let _e4165 = r354_;
+                                        r355_ = (_e4163 + _e4165);
+                                        let _e4169 = r345_;
+                                        let _e4171 = r348_;
+                                        r356_ = (_e4169 * _e4171);
+                                        let _e4175 = r334_;
+                                        let _e4177 = r356_;
+                                        r357_ = (_e4175 + _e4177);
+                                        let _e4181 = r345_;
+                                        let _e4183 = r351_;
+                                        r358_ = (_e4181 * _e4183);
+                                        let _e4187 = r336_;
+                                        let _e4189 = r358_;
+                                        r359_ = (_e4187 + _e4189);
+                                        let _e4193 = r155_;
+                                        r360_ = (_e4193 + 0i);
+                                        let _e4198 = r156_;
+                                        r361_ = (_e4198 + 0i);
+                                        let _e4203 = r361_;
+                                        r362_ = (_e4203 + 4i);
+                                        let _e4210 = mma_a_local0_[5i];
+                                        r363_ = _e4210;
                                     }
                                     workgroupBarrier();
-                                    let _e4177 = r303_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4177);
-                                    let _e4188 = active_533_;
-                                    lane_active[local_index] = u32(_e4188);
+                                    let _e4213 = r363_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4213);
+                                    let _e4224 = active_533_;
+                                    lane_active[local_index] = u32(_e4224);
                                     workgroupBarrier();
-                                    let _e4191 = active_533_;
-                                    if _e4191 {
-                                        let _e4197 = i32(local_index);
-                                        let _e4200 = r293_;
-                                        let _e4204 = (((_e4200 % 32i) + 32i) % 32i);
-                                        let _e4209 = ((_e4197 - (i32(local_index) % 32i)) + _e4204);
-                                        let _e4212 = (((_e4204 >= 0i) && (_e4204 < 32i)) && (_e4209 < 256i));
-                                        let _e4213 = select(_e4197, _e4209, _e4212);
-                                        let _e4217 = lane_active[bitcast<u32>(_e4213)];
-                                        let _e4224 = lane_values[bitcast<u32>(_e4213)];
-                                        let _e4228 = lane_values[bitcast<u32>(_e4197)];
-                                        r304_ = bitcast<f32>(select(_e4228, _e4224, (_e4212 && (_e4217 != 0u))));
+                                    let _e4227 = active_533_;
+                                    if _e4227 {
+                                        let _e4233 = i32(local_index);
+                                        let _e4236 = r360_;
+                                        let _e4240 = (((_e4236 % 32i) + 32i) % 32i);
+                                        let _e4245 = ((_e4233 - (i32(local_index) % 32i)) + _e4240);
+                                        let _e4248 = (((_e4240 >= 0i) && (_e4240 < 32i)) && (_e4245 < 256i));
+                                        let _e4249 = select(_e4233, _e4245, _e4248);
+                                        let _e4253 = lane_active[bitcast<u32>(_e4249)];
+                                        let _e4260 = lane_values[bitcast<u32>(_e4249)];
+                                        let _e4264 = lane_values[bitcast<u32>(_e4233)];
+                                        r364_ = bitcast<f32>(select(_e4264, _e4260, (_e4248 && (_e4253 != 0u))));
                                     }
-                                    let _e4233 = active_533_;
-                                    if _e4233 {
-                                        let _e4235 = r304_;
-                                        r305_ = f32(_e4235);
-                                    }
-                                    let _e4239 = active_533_;
-                                    if _e4239 {
-                                        let _e4241 = r296_;
-                                        let _e4243 = r302_;
-                                        r306_ = (_e4241 * _e4243);
-                                    }
-                                    let _e4247 = active_533_;
-                                    if _e4247 {
-                                        let _e4249 = r284_;
-                                        let _e4251 = r306_;
-                                        r307_ = (_e4249 + _e4251);
-                                    }
-                                    let _e4255 = active_533_;
-                                    if _e4255 {
-                                        let _e4257 = r296_;
-                                        let _e4259 = r305_;
-                                        r308_ = (_e4257 * _e4259);
-                                    }
-                                    let _e4263 = active_533_;
-                                    if _e4263 {
-                                        let _e4265 = r286_;
-                                        let _e4267 = r308_;
-                                        r309_ = (_e4265 + _e4267);
-                                    }
-                                    let _e4271 = active_533_;
-                                    if _e4271 {
-                                        let _e4273 = r299_;
-                                        let _e4275 = r302_;
-                                        r310_ = (_e4273 * _e4275);
-                                    }
-                                    let _e4279 = active_533_;
-                                    if _e4279 {
-                                        let _e4281 = r288_;
-                                        let _e4283 = r310_;
-                                        r311_ = (_e4281 + _e4283);
-                                    }
-                                    let _e4287 = active_533_;
-                                    if _e4287 {
-                                        let _e4289 = r299_;
-                                        let _e4291 = r305_;
-                                        r312_ = (_e4289 * _e4291);
-                                    }
-                                    let _e4295 = active_533_;
-                                    if _e4295 {
-                                        let _e4297 = r290_;
-                                        let _e4299 = r312_;
-                                        r313_ = (_e4297 + _e4299);
-                                    }
-                                    let _e4303 = active_533_;
-                                    if _e4303 {
-                                        let _e4305 = r155_;
-                                        r314_ = (_e4305 + 3i);
-                                    }
-                                    let _e4310 = active_533_;
-                                    if _e4310 {
-                                        let _e4312 = r156_;
-                                        r315_ = (_e4312 + 3i);
-                                    }
-                                    let _e4317 = active_533_;
-                                    if _e4317 {
-                                        let _e4319 = r315_;
-                                        r316_ = (_e4319 + 4i);
-                                    }
-                                    let _e4324 = active_533_;
-                                    if _e4324 {
-                                        let _e4328 = mma_a_local0_[1i];
-                                        r317_ = _e4328;
+                                    let _e4269 = active_533_;
+                                    if _e4269 {
+                                        let _e4271 = r364_;
+                                        r365_ = f32(_e4271);
+                                        let _e4277 = mma_a_local0_[7i];
+                                        r366_ = _e4277;
                                     }
                                     workgroupBarrier();
-                                    let _e4331 = r317_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4331);
-                                    let _e4342 = active_533_;
-                                    lane_active[local_index] = u32(_e4342);
+                                    let _e4280 = r366_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4280);
+                                    let _e4291 = active_533_;
+                                    lane_active[local_index] = u32(_e4291);
                                     workgroupBarrier();
-                                    let _e4345 = active_533_;
-                                    if _e4345 {
-                                        let _e4351 = i32(local_index);
-                                        let _e4354 = r314_;
-                                        let _e4358 = (((_e4354 % 32i) + 32i) % 32i);
-                                        let _e4363 = ((_e4351 - (i32(local_index) % 32i)) + _e4358);
-                                        let _e4366 = (((_e4358 >= 0i) && (_e4358 < 32i)) && (_e4363 < 256i));
-                                        let _e4367 = select(_e4351, _e4363, _e4366);
-                                        let _e4371 = lane_active[bitcast<u32>(_e4367)];
-                                        let _e4378 = lane_values[bitcast<u32>(_e4367)];
-                                        let _e4382 = lane_values[bitcast<u32>(_e4351)];
-                                        r318_ = bitcast<f32>(select(_e4382, _e4378, (_e4366 && (_e4371 != 0u))));
+                                    let _e4294 = active_533_;
+                                    if _e4294 {
+                                        let _e4300 = i32(local_index);
+                                        let _e4303 = r360_;
+                                        let _e4307 = (((_e4303 % 32i) + 32i) % 32i);
+                                        let _e4312 = ((_e4300 - (i32(local_index) % 32i)) + _e4307);
+                                        let _e4315 = (((_e4307 >= 0i) && (_e4307 < 32i)) && (_e4312 < 256i));
+                                        let _e4316 = select(_e4300, _e4312, _e4315);
+                                        let _e4320 = lane_active[bitcast<u32>(_e4316)];
+                                        let _e4327 = lane_values[bitcast<u32>(_e4316)];
+                                        let _e4331 = lane_values[bitcast<u32>(_e4300)];
+                                        r367_ = bitcast<f32>(select(_e4331, _e4327, (_e4315 && (_e4320 != 0u))));
                                     }
-                                    let _e4387 = active_533_;
-                                    if _e4387 {
-                                        let _e4389 = r318_;
-                                        r319_ = f32(_e4389);
-                                    }
-                                    let _e4393 = active_533_;
-                                    if _e4393 {
-                                        let _e4397 = mma_a_local0_[3i];
-                                        r320_ = _e4397;
+                                    let _e4336 = active_533_;
+                                    if _e4336 {
+                                        let _e4338 = r367_;
+                                        r368_ = f32(_e4338);
+                                        let _e4344 = mma_b_local1_[3i];
+                                        r369_ = _e4344;
                                     }
                                     workgroupBarrier();
-                                    let _e4400 = r320_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4400);
-                                    let _e4411 = active_533_;
-                                    lane_active[local_index] = u32(_e4411);
+                                    let _e4347 = r369_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4347);
+                                    let _e4358 = active_533_;
+                                    lane_active[local_index] = u32(_e4358);
                                     workgroupBarrier();
-                                    let _e4414 = active_533_;
-                                    if _e4414 {
-                                        let _e4420 = i32(local_index);
-                                        let _e4423 = r314_;
-                                        let _e4427 = (((_e4423 % 32i) + 32i) % 32i);
-                                        let _e4432 = ((_e4420 - (i32(local_index) % 32i)) + _e4427);
-                                        let _e4435 = (((_e4427 >= 0i) && (_e4427 < 32i)) && (_e4432 < 256i));
-                                        let _e4436 = select(_e4420, _e4432, _e4435);
-                                        let _e4440 = lane_active[bitcast<u32>(_e4436)];
-                                        let _e4447 = lane_values[bitcast<u32>(_e4436)];
-                                        let _e4451 = lane_values[bitcast<u32>(_e4420)];
-                                        r321_ = bitcast<f32>(select(_e4451, _e4447, (_e4435 && (_e4440 != 0u))));
+                                    let _e4361 = active_533_;
+                                    if _e4361 {
+                                        let _e4367 = i32(local_index);
+                                        let _e4370 = r361_;
+                                        let _e4374 = (((_e4370 % 32i) + 32i) % 32i);
+                                        let _e4379 = ((_e4367 - (i32(local_index) % 32i)) + _e4374);
+                                        let _e4382 = (((_e4374 >= 0i) && (_e4374 < 32i)) && (_e4379 < 256i));
+                                        let _e4383 = select(_e4367, _e4379, _e4382);
+                                        let _e4387 = lane_active[bitcast<u32>(_e4383)];
+                                        let _e4394 = lane_values[bitcast<u32>(_e4383)];
+                                        let _e4398 = lane_values[bitcast<u32>(_e4367)];
+                                        r370_ = bitcast<f32>(select(_e4398, _e4394, (_e4382 && (_e4387 != 0u))));
                                     }
-                                    let _e4456 = active_533_;
-                                    if _e4456 {
-                                        let _e4458 = r321_;
-                                        r322_ = f32(_e4458);
-                                    }
-                                    let _e4462 = active_533_;
-                                    if _e4462 {
-                                        let _e4466 = mma_b_local1_[1i];
-                                        r323_ = _e4466;
+                                    let _e4403 = active_533_;
+                                    if _e4403 {
+                                        let _e4405 = r370_;
+                                        r371_ = f32(_e4405);
+                                        let _e4411 = mma_b_local1_[3i];
+                                        r372_ = _e4411;
                                     }
                                     workgroupBarrier();
-                                    let _e4469 = r323_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4469);
-                                    let _e4480 = active_533_;
-                                    lane_active[local_index] = u32(_e4480);
+                                    let _e4414 = r372_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4414);
+                                    let _e4425 = active_533_;
+                                    lane_active[local_index] = u32(_e4425);
                                     workgroupBarrier();
-                                    let _e4483 = active_533_;
-                                    if _e4483 {
-                                        let _e4489 = i32(local_index);
-                                        let _e4492 = r315_;
-                                        let _e4496 = (((_e4492 % 32i) + 32i) % 32i);
-                                        let _e4501 = ((_e4489 - (i32(local_index) % 32i)) + _e4496);
-                                        let _e4504 = (((_e4496 >= 0i) && (_e4496 < 32i)) && (_e4501 < 256i));
-                                        let _e4505 = select(_e4489, _e4501, _e4504);
-                                        let _e4509 = lane_active[bitcast<u32>(_e4505)];
-                                        let _e4516 = lane_values[bitcast<u32>(_e4505)];
-                                        let _e4520 = lane_values[bitcast<u32>(_e4489)];
-                                        r324_ = bitcast<f32>(select(_e4520, _e4516, (_e4504 && (_e4509 != 0u))));
+                                    let _e4428 = active_533_;
+                                    if _e4428 {
+                                        let _e4434 = i32(local_index);
+                                        let _e4437 = r362_;
+                                        let _e4441 = (((_e4437 % 32i) + 32i) % 32i);
+                                        let _e4446 = ((_e4434 - (i32(local_index) % 32i)) + _e4441);
+                                        let _e4449 = (((_e4441 >= 0i) && (_e4441 < 32i)) && (_e4446 < 256i));
+                                        let _e4450 = select(_e4434, _e4446, _e4449);
+                                        let _e4454 = lane_active[bitcast<u32>(_e4450)];
+                                        let _e4461 = lane_values[bitcast<u32>(_e4450)];
+                                        let _e4465 = lane_values[bitcast<u32>(_e4434)];
+                                        r373_ = bitcast<f32>(select(_e4465, _e4461, (_e4449 && (_e4454 != 0u))));
                                     }
-                                    let _e4525 = active_533_;
-                                    if _e4525 {
-                                        let _e4527 = r324_;
-                                        r325_ = f32(_e4527);
-                                    }
-                                    let _e4531 = active_533_;
-                                    if _e4531 {
-                                        let _e4535 = mma_b_local1_[1i];
-                                        r326_ = _e4535;
+                                    let _e4470 = active_533_;
+                                    if _e4470 {
+                                        let _e4472 = r373_;
+                                        r374_ = f32(_e4472);
+                                        let _e4476 = r365_;
+                                        let _e4478 = r371_;
+                                        r375_ = (_e4476 * _e4478);
+                                        let _e4482 = r353_;
+                                        let _e4484 = r375_;
+                                        r376_ = (_e4482 + _e4484);
+                                        let _e4488 = r365_;
+                                        let _e4490 = r374_;
+                                        r377_ = (_e4488 * _e4490);
+                                        let _e4494 = r355_;
+                                        let _e4496 = r377_;
+                                        r378_ = (_e4494 + _e4496);
+                                        let _e4500 = r368_;
+                                        let _e4502 = r371_;
+                                        r379_ = (_e4500 * _e4502);
+                                        let _e4506 = r357_;
+                                        let _e4508 = r379_;
+                                        r380_ = (_e4506 + _e4508);
+                                        let _e4512 = r368_;
+                                        let _e4514 = r374_;
+                                        r381_ = (_e4512 * _e4514);
+                                        let _e4518 = r359_;
+                                        let _e4520 = r381_;
+                                        r382_ = (_e4518 + _e4520);
+                                        let _e4524 = r155_;
+                                        r383_ = (_e4524 + 1i);
+                                        let _e4529 = r156_;
+                                        r384_ = (_e4529 + 1i);
+                                        let _e4534 = r384_;
+                                        r385_ = (_e4534 + 4i);
+                                        let _e4541 = mma_a_local0_[4i];
+                                        r386_ = _e4541;
                                     }
                                     workgroupBarrier();
-                                    let _e4538 = r326_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4538);
-                                    let _e4549 = active_533_;
-                                    lane_active[local_index] = u32(_e4549);
+                                    let _e4544 = r386_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4544);
+                                    let _e4555 = active_533_;
+                                    lane_active[local_index] = u32(_e4555);
                                     workgroupBarrier();
-                                    let _e4552 = active_533_;
-                                    if _e4552 {
-                                        let _e4558 = i32(local_index);
-                                        let _e4561 = r316_;
-                                        let _e4565 = (((_e4561 % 32i) + 32i) % 32i);
-                                        let _e4570 = ((_e4558 - (i32(local_index) % 32i)) + _e4565);
-                                        let _e4573 = (((_e4565 >= 0i) && (_e4565 < 32i)) && (_e4570 < 256i));
-                                        let _e4574 = select(_e4558, _e4570, _e4573);
-                                        let _e4578 = lane_active[bitcast<u32>(_e4574)];
-                                        let _e4585 = lane_values[bitcast<u32>(_e4574)];
-                                        let _e4589 = lane_values[bitcast<u32>(_e4558)];
-                                        r327_ = bitcast<f32>(select(_e4589, _e4585, (_e4573 && (_e4578 != 0u))));
-                                    }
-                                    let _e4594 = active_533_;
-                                    if _e4594 {
-                                        let _e4596 = r327_;
-                                        r328_ = f32(_e4596);
+                                    let _e4558 = active_533_;
+                                    if _e4558 {
+                                        let _e4564 = i32(local_index);
+                                        let _e4567 = r383_;
+                                        let _e4571 = (((_e4567 % 32i) + 32i) % 32i);
+                                        let _e4576 = ((_e4564 - (i32(local_index) % 32i)) + _e4571);
+                                        let _e4579 = (((_e4571 >= 0i) && (_e4571 < 32i)) && (_e4576 < 256i));
+                                        let _e4580 = select(_e4564, _e4576, _e4579);
+                                        let _e4584 = lane_active[bitcast<u32>(_e4580)];
+                                        let _e4591 = lane_values[bitcast<u32>(_e4580)];
+                                        let _e4595 = lane_values[bitcast<u32>(_e4564)];
+                                        r387_ = bitcast<f32>(select(_e4595, _e4591, (_e4579 && (_e4584 != 0u))));
                                     }
                                     let _e4600 = active_533_;
                                     if _e4600 {
-                                        let _e4602 = r319_;
-                                        let _e4604 = r325_;
-                                        r329_ = (_e4602 * _e4604);
-                                    }
-                                    let _e4608 = active_533_;
-                                    if _e4608 {
-                                        let _e4610 = r307_;
-                                        let _e4612 = r329_;
-                                        r330_ = (_e4610 + _e4612);
-                                    }
-                                    let _e4616 = active_533_;
-                                    if _e4616 {
-                                        let _e4618 = r319_;
-                                        let _e4620 = r328_;
-                                        r331_ = (_e4618 * _e4620);
-                                    }
-                                    let _e4624 = active_533_;
-                                    if _e4624 {
-                                        let _e4626 = r309_;
-                                        let _e4628 = r331_;
-                                        r332_ = (_e4626 + _e4628);
-                                    }
-                                    let _e4632 = active_533_;
-                                    if _e4632 {
-                                        let _e4634 = r322_;
-                                        let _e4636 = r325_;
-                                        r333_ = (_e4634 * _e4636);
-                                    }
-                                    let _e4640 = active_533_;
-                                    if _e4640 {
-                                        let _e4642 = r311_;
-                                        let _e4644 = r333_;
-                                        r334_ = (_e4642 + _e4644);
-                                    }
-                                    let _e4648 = active_533_;
-                                    if _e4648 {
-                                        let _e4650 = r322_;
-                                        let _e4652 = r328_;
-                                        r335_ = (_e4650 * _e4652);
-                                    }
-                                    let _e4656 = active_533_;
-                                    if _e4656 {
-                                        let _e4658 = r313_;
-                                        let _e4660 = r335_;
-                                        r336_ = (_e4658 + _e4660);
-                                    }
-                                    let _e4664 = active_533_;
-                                    if _e4664 {
-                                        let _e4666 = r155_;
-                                        r337_ = (_e4666 + 0i);
-                                    }
-                                    let _e4671 = active_533_;
-                                    if _e4671 {
-                                        let _e4673 = r156_;
-                                        r338_ = (_e4673 + 0i);
-                                    }
-                                    let _e4678 = active_533_;
-                                    if _e4678 {
-                                        let _e4680 = r338_;
-                                        r339_ = (_e4680 + 4i);
-                                    }
-                                    let _e4685 = active_533_;
-                                    if _e4685 {
-                                        let _e4689 = mma_a_local0_[4i];
-                                        r340_ = _e4689;
+                                        let _e4602 = r387_;
+                                        r388_ = f32(_e4602);
+                                        let _e4608 = mma_a_local0_[6i];
+                                        r389_ = _e4608;
                                     }
                                     workgroupBarrier();
-                                    let _e4692 = r340_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4692);
-                                    let _e4703 = active_533_;
-                                    lane_active[local_index] = u32(_e4703);
+                                    let _e4611 = r389_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4611);
+                                    let _e4622 = active_533_;
+                                    lane_active[local_index] = u32(_e4622);
                                     workgroupBarrier();
-                                    let _e4706 = active_533_;
-                                    if _e4706 {
-                                        let _e4712 = i32(local_index);
-                                        let _e4715 = r337_;
-                                        let _e4719 = (((_e4715 % 32i) + 32i) % 32i);
-                                        let _e4724 = ((_e4712 - (i32(local_index) % 32i)) + _e4719);
-                                        let _e4727 = (((_e4719 >= 0i) && (_e4719 < 32i)) && (_e4724 < 256i));
-                                        let _e4728 = select(_e4712, _e4724, _e4727);
-                                        let _e4732 = lane_active[bitcast<u32>(_e4728)];
-                                        let _e4739 = lane_values[bitcast<u32>(_e4728)];
-                                        let _e4743 = lane_values[bitcast<u32>(_e4712)];
-                                        r341_ = bitcast<f32>(select(_e4743, _e4739, (_e4727 && (_e4732 != 0u))));
+                                    let _e4625 = active_533_;
+                                    if _e4625 {
+                                        let _e4631 = i32(local_index);
+                                        let _e4634 = r383_;
+                                        let _e4638 = (((_e4634 % 32i) + 32i) % 32i);
+                                        let _e4643 = ((_e4631 - (i32(local_index) % 32i)) + _e4638);
+                                        let _e4646 = (((_e4638 >= 0i) && (_e4638 < 32i)) && (_e4643 < 256i));
+                                        let _e4647 = select(_e4631, _e4643, _e4646);
+                                        let _e4651 = lane_active[bitcast<u32>(_e4647)];
+                                        let _e4658 = lane_values[bitcast<u32>(_e4647)];
+                                        let _e4662 = lane_values[bitcast<u32>(_e4631)];
+                                        r390_ = bitcast<f32>(select(_e4662, _e4658, (_e4646 && (_e4651 != 0u))));
                                     }
-                                    let _e4748 = active_533_;
-                                    if _e4748 {
-                                        let _e4750 = r341_;
-                                        r342_ = f32(_e4750);
-                                    }
-                                    let _e4754 = active_533_;
-                                    if _e4754 {
-                                        let _e4758 = mma_a_local0_[6i];
-                                        r343_ = _e4758;
+                                    let _e4667 = active_533_;
+                                    if _e4667 {
+                                        let _e4669 = r390_;
+                                        r391_ = f32(_e4669);
+                                        let _e4675 = mma_b_local1_[2i];
+                                        r392_ = _e4675;
                                     }
                                     workgroupBarrier();
-                                    let _e4761 = r343_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4761);
-                                    let _e4772 = active_533_;
-                                    lane_active[local_index] = u32(_e4772);
+                                    let _e4678 = r392_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4678);
+                                    let _e4689 = active_533_;
+                                    lane_active[local_index] = u32(_e4689);
                                     workgroupBarrier();
-                                    let _e4775 = active_533_;
-                                    if _e4775 {
-                                        let _e4781 = i32(local_index);
-                                        let _e4784 = r337_;
-                                        let _e4788 = (((_e4784 % 32i) + 32i) % 32i);
-                                        let _e4793 = ((_e4781 - (i32(local_index) % 32i)) + _e4788);
-                                        let _e4796 = (((_e4788 >= 0i) && (_e4788 < 32i)) && (_e4793 < 256i));
-                                        let _e4797 = select(_e4781, _e4793, _e4796);
-                                        let _e4801 = lane_active[bitcast<u32>(_e4797)];
-                                        let _e4808 = lane_values[bitcast<u32>(_e4797)];
-                                        let _e4812 = lane_values[bitcast<u32>(_e4781)];
-                                        r344_ = bitcast<f32>(select(_e4812, _e4808, (_e4796 && (_e4801 != 0u))));
+                                    let _e4692 = active_533_;
+                                    if _e4692 {
+                                        let _e4698 = i32(local_index);
+                                        let _e4701 = r384_;
+                                        let _e4705 = (((_e4701 % 32i) + 32i) % 32i);
+                                        let _e4710 = ((_e4698 - (i32(local_index) % 32i)) + _e4705);
+                                        let _e4713 = (((_e4705 >= 0i) && (_e4705 < 32i)) && (_e4710 < 256i));
+                                        let _e4714 = select(_e4698, _e4710, _e4713);
+                                        let _e4718 = lane_active[bitcast<u32>(_e4714)];
+                                        let _e4725 = lane_values[bitcast<u32>(_e4714)];
+                                        let _e4729 = lane_values[bitcast<u32>(_e4698)];
+                                        r393_ = bitcast<f32>(select(_e4729, _e4725, (_e4713 && (_e4718 != 0u))));
                                     }
-                                    let _e4817 = active_533_;
-                                    if _e4817 {
-                                        let _e4819 = r344_;
-                                        r345_ = f32(_e4819);
-                                    }
-                                    let _e4823 = active_533_;
-                                    if _e4823 {
-                                        let _e4827 = mma_b_local1_[2i];
-                                        r346_ = _e4827;
+                                    let _e4734 = active_533_;
+                                    if _e4734 {
+                                        let _e4736 = r393_;
+                                        r394_ = f32(_e4736);
+                                        let _e4742 = mma_b_local1_[2i];
+                                        r395_ = _e4742;
                                     }
                                     workgroupBarrier();
-                                    let _e4830 = r346_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4830);
-                                    let _e4841 = active_533_;
-                                    lane_active[local_index] = u32(_e4841);
+                                    let _e4745 = r395_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4745);
+                                    let _e4756 = active_533_;
+                                    lane_active[local_index] = u32(_e4756);
                                     workgroupBarrier();
-                                    let _e4844 = active_533_;
-                                    if _e4844 {
-                                        let _e4850 = i32(local_index);
-                                        let _e4853 = r338_;
-                                        let _e4857 = (((_e4853 % 32i) + 32i) % 32i);
-                                        let _e4862 = ((_e4850 - (i32(local_index) % 32i)) + _e4857);
-                                        let _e4865 = (((_e4857 >= 0i) && (_e4857 < 32i)) && (_e4862 < 256i));
-                                        let _e4866 = select(_e4850, _e4862, _e4865);
-                                        let _e4870 = lane_active[bitcast<u32>(_e4866)];
-                                        let _e4877 = lane_values[bitcast<u32>(_e4866)];
-                                        let _e4881 = lane_values[bitcast<u32>(_e4850)];
-                                        r347_ = bitcast<f32>(select(_e4881, _e4877, (_e4865 && (_e4870 != 0u))));
+                                    let _e4759 = active_533_;
+                                    if _e4759 {
+                                        let _e4765 = i32(local_index);
+                                        let _e4768 = r385_;
+                                        let _e4772 = (((_e4768 % 32i) + 32i) % 32i);
+                                        let _e4777 = ((_e4765 - (i32(local_index) % 32i)) + _e4772);
+                                        let _e4780 = (((_e4772 >= 0i) && (_e4772 < 32i)) && (_e4777 < 256i));
+                                        let _e4781 = select(_e4765, _e4777, _e4780);
+                                        let _e4785 = lane_active[bitcast<u32>(_e4781)];
+                                        let _e4792 = lane_values[bitcast<u32>(_e4781)];
+                                        let _e4796 = lane_values[bitcast<u32>(_e4765)];
+                                        r396_ = bitcast<f32>(select(_e4796, _e4792, (_e4780 && (_e4785 != 0u))));
                                     }
+                                    let _e4801 = active_533_;
+                                    if _e4801 {
+                                        let _e4803 = r396_;
+                                        r397_ = f32(_e4803);
+                                        let _e4807 = r388_;
+                                        let _e4809 = r394_;
+                                        r398_ = (_e4807 * _e4809);
+                                        let _e4813 = r376_;
+                                        let _e4815 = r398_;
+                                        r399_ = (_e4813 + _e4815);
+                                        let _e4819 = r388_;
+                                        let _e4821 = r397_;
+                                        r400_ = (_e4819 * _e4821);
+                                        let _e4825 = r378_;
+                                        let _e4827 = r400_;
+                                        r401_ = (_e4825 + _e4827);
+                                        let _e4831 = r391_;
+                                        let _e4833 = r394_;
+                                        r402_ = (_e4831 * _e4833);
+                                        let _e4837 = r380_;
+                                        let _e4839 = r402_;
+                                        r403_ = (_e4837 + _e4839);
+                                        let _e4843 = r391_;
+                                        let _e4845 = r397_;
+                                        r404_ = (_e4843 * _e4845);
+                                        let _e4849 = r382_;
+                                        let _e4851 = r404_;
+                                        r405_ = (_e4849 + _e4851);
+                                        let _e4855 = r155_;
+                                        r406_ = (_e4855 + 1i);
+                                        let _e4860 = r156_;
+                                        r407_ = (_e4860 + 1i);
+                                        let _e4865 = r407_;
+                                        r408_ = (_e4865 + 4i);
+                                        let _e4872 = mma_a_local0_[5i];
+                                        r409_ = _e4872;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4875 = r409_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4875);
                                     let _e4886 = active_533_;
-                                    if _e4886 {
-                                        let _e4888 = r347_;
-                                        r348_ = f32(_e4888);
+                                    lane_active[local_index] = u32(_e4886);
+                                    workgroupBarrier();
+                                    let _e4889 = active_533_;
+                                    if _e4889 {
+                                        let _e4895 = i32(local_index);
+                                        let _e4898 = r406_;
+                                        let _e4902 = (((_e4898 % 32i) + 32i) % 32i);
+                                        let _e4907 = ((_e4895 - (i32(local_index) % 32i)) + _e4902);
+                                        let _e4910 = (((_e4902 >= 0i) && (_e4902 < 32i)) && (_e4907 < 256i));
+                                        let _e4911 = select(_e4895, _e4907, _e4910);
+                                        let _e4915 = lane_active[bitcast<u32>(_e4911)];
+                                        let _e4922 = lane_values[bitcast<u32>(_e4911)];
+                                        let _e4926 = lane_values[bitcast<u32>(_e4895)];
+                                        r410_ = bitcast<f32>(select(_e4926, _e4922, (_e4910 && (_e4915 != 0u))));
                                     }
-                                    let _e4892 = active_533_;
-                                    if _e4892 {
-                                        let _e4896 = mma_b_local1_[2i];
-                                        r349_ = _e4896;
+                                    let _e4931 = active_533_;
+                                    if _e4931 {
+                                        let _e4933 = r410_;
+                                        r411_ = f32(_e4933);
+                                        let _e4939 = mma_a_local0_[7i];
+                                        r412_ = _e4939;
                                     }
                                     workgroupBarrier();
-                                    let _e4899 = r349_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4899);
-                                    let _e4910 = active_533_;
-                                    lane_active[local_index] = u32(_e4910);
+                                    let _e4942 = r412_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4942);
+                                    let _e4953 = active_533_;
+                                    lane_active[local_index] = u32(_e4953);
                                     workgroupBarrier();
-                                    let _e4913 = active_533_;
-                                    if _e4913 {
-                                        let _e4919 = i32(local_index);
-                                        let _e4922 = r339_;
-                                        let _e4926 = (((_e4922 % 32i) + 32i) % 32i);
-                                        let _e4931 = ((_e4919 - (i32(local_index) % 32i)) + _e4926);
-                                        let _e4934 = (((_e4926 >= 0i) && (_e4926 < 32i)) && (_e4931 < 256i));
-                                        let _e4935 = select(_e4919, _e4931, _e4934);
-                                        let _e4939 = lane_active[bitcast<u32>(_e4935)];
-                                        let _e4946 = lane_values[bitcast<u32>(_e4935)];
-                                        let _e4950 = lane_values[bitcast<u32>(_e4919)];
-                                        r350_ = bitcast<f32>(select(_e4950, _e4946, (_e4934 && (_e4939 != 0u))));
+                                    let _e4956 = active_533_;
+                                    if _e4956 {
+                                        let _e4962 = i32(local_index);
+                                        let _e4965 = r406_;
+                                        let _e4969 = (((_e4965 % 32i) + 32i) % 32i);
+                                        let _e4974 = ((_e4962 - (i32(local_index) % 32i)) + _e4969);
+                                        let _e4977 = (((_e4969 >= 0i) && (_e4969 < 32i)) && (_e4974 < 256i));
+                                        let _e4978 = select(_e4962, _e4974, _e4977);
+                                        let _e4982 = lane_active[bitcast<u32>(_e4978)];
+                                        let _e4989 = lane_values[bitcast<u32>(_e4978)];
+                                        let _e4993 = lane_values[bitcast<u32>(_e4962)];
+                                        r413_ = bitcast<f32>(select(_e4993, _e4989, (_e4977 && (_e4982 != 0u))));
                                     }
-                                    let _e4955 = active_533_;
-                                    if _e4955 {
-                                        let _e4957 = r350_;
-                                        r351_ = f32(_e4957);
-                                    }
-                                    let _e4961 = active_533_;
-                                    if _e4961 {
-                                        let _e4963 = r342_;
-                                        let _e4965 = r348_;
-                                        r352_ = (_e4963 * _e4965);
-                                    }
-                                    let _e4969 = active_533_;
-                                    if _e4969 {
-                                        let _e4971 = r330_;
-                                        let _e4973 = r352_;
-                                        r353_ = (_e4971 + _e4973);
-                                    }
-                                    let _e4977 = active_533_;
-                                    if _e4977 {
-                                        let _e4979 = r342_;
-                                        let _e4981 = r351_;
-                                        r354_ = (_e4979 * _e4981);
-                                    }
-                                    let _e4985 = active_533_;
-                                    if _e4985 {
-                                        let _e4987 = r332_;
-                                        let _e4989 = r354_;
-                                        r355_ = (_e4987 + _e4989);
-                                    }
-                                    let _e4993 = active_533_;
-                                    if _e4993 {
-                                        let _e4995 = r345_;
-                                        let _e4997 = r348_;
-                                        r356_ = (_e4995 * _e4997);
-                                    }
-                                    let _e5001 = active_533_;
-                                    if _e5001 {
-                                        let _e5003 = r334_;
-                                        let _e5005 = r356_;
-                                        r357_ = (_e5003 + _e5005);
-                                    }
-                                    let _e5009 = active_533_;
-                                    if _e5009 {
-                                        let _e5011 = r345_;
-                                        let _e5013 = r351_;
-                                        r358_ = (_e5011 * _e5013);
-                                    }
-                                    let _e5017 = active_533_;
-                                    if _e5017 {
-                                        let _e5019 = r336_;
-                                        let _e5021 = r358_;
-                                        r359_ = (_e5019 + _e5021);
-                                    }
-                                    let _e5025 = active_533_;
-                                    if _e5025 {
-                                        let _e5027 = r155_;
-                                        r360_ = (_e5027 + 0i);
-                                    }
-                                    let _e5032 = active_533_;
-                                    if _e5032 {
-                                        let _e5034 = r156_;
-                                        r361_ = (_e5034 + 0i);
-                                    }
-                                    let _e5039 = active_533_;
-                                    if _e5039 {
-                                        let _e5041 = r361_;
-                                        r362_ = (_e5041 + 4i);
-                                    }
-                                    let _e5046 = active_533_;
-                                    if _e5046 {
-                                        let _e5050 = mma_a_local0_[5i];
-                                        r363_ = _e5050;
+                                    let _e4998 = active_533_;
+                                    if _e4998 {
+                                        let _e5000 = r413_;
+                                        r414_ = f32(_e5000);
+                                        let _e5006 = mma_b_local1_[3i];
+                                        r415_ = _e5006;
                                     }
                                     workgroupBarrier();
-                                    let _e5053 = r363_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5053);
-                                    let _e5064 = active_533_;
-                                    lane_active[local_index] = u32(_e5064);
+                                    let _e5009 = r415_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5009);
+                                    let _e5020 = active_533_;
+                                    lane_active[local_index] = u32(_e5020);
                                     workgroupBarrier();
-                                    let _e5067 = active_533_;
-                                    if _e5067 {
-                                        let _e5073 = i32(local_index);
-                                        let _e5076 = r360_;
-                                        let _e5080 = (((_e5076 % 32i) + 32i) % 32i);
-                                        let _e5085 = ((_e5073 - (i32(local_index) % 32i)) + _e5080);
-                                        let _e5088 = (((_e5080 >= 0i) && (_e5080 < 32i)) && (_e5085 < 256i));
-                                        let _e5089 = select(_e5073, _e5085, _e5088);
-                                        let _e5093 = lane_active[bitcast<u32>(_e5089)];
-                                        let _e5100 = lane_values[bitcast<u32>(_e5089)];
-                                        let _e5104 = lane_values[bitcast<u32>(_e5073)];
-                                        r364_ = bitcast<f32>(select(_e5104, _e5100, (_e5088 && (_e5093 != 0u))));
+                                    let _e5023 = active_533_;
+                                    if _e5023 {
+                                        let _e5029 = i32(local_index);
+                                        let _e5032 = r407_;
+                                        let _e5036 = (((_e5032 % 32i) + 32i) % 32i);
+                                        let _e5041 = ((_e5029 - (i32(local_index) % 32i)) + _e5036);
+                                        let _e5044 = (((_e5036 >= 0i) && (_e5036 < 32i)) && (_e5041 < 256i));
+                                        let _e5045 = select(_e5029, _e5041, _e5044);
+                                        let _e5049 = lane_active[bitcast<u32>(_e5045)];
+                                        let _e5056 = lane_values[bitcast<u32>(_e5045)];
+                                        let _e5060 = lane_values[bitcast<u32>(_e5029)];
+                                        r416_ = bitcast<f32>(select(_e5060, _e5056, (_e5044 && (_e5049 != 0u))));
                                     }
-                                    let _e5109 = active_533_;
-                                    if _e5109 {
-                                        let _e5111 = r364_;
-                                        r365_ = f32(_e5111);
-                                    }
-                                    let _e5115 = active_533_;
-                                    if _e5115 {
-                                        let _e5119 = mma_a_local0_[7i];
-                                        r366_ = _e5119;
+                                    let _e5065 = active_533_;
+                                    if _e5065 {
+                                        let _e5067 = r416_;
+                                        r417_ = f32(_e5067);
+                                        let _e5073 = mma_b_local1_[3i];
+                                        r418_ = _e5073;
                                     }
                                     workgroupBarrier();
-                                    let _e5122 = r366_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5122);
-                                    let _e5133 = active_533_;
-                                    lane_active[local_index] = u32(_e5133);
+                                    let _e5076 = r418_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5076);
+                                    let _e5087 = active_533_;
+                                    lane_active[local_index] = u32(_e5087);
                                     workgroupBarrier();
-                                    let _e5136 = active_533_;
-                                    if _e5136 {
-                                        let _e5142 = i32(local_index);
-                                        let _e5145 = r360_;
-                                        let _e5149 = (((_e5145 % 32i) + 32i) % 32i);
-                                        let _e5154 = ((_e5142 - (i32(local_index) % 32i)) + _e5149);
-                                        let _e5157 = (((_e5149 >= 0i) && (_e5149 < 32i)) && (_e5154 < 256i));
-                                        let _e5158 = select(_e5142, _e5154, _e5157);
-                                        let _e5162 = lane_active[bitcast<u32>(_e5158)];
-                                        let _e5169 = lane_values[bitcast<u32>(_e5158)];
-                                        let _e5173 = lane_values[bitcast<u32>(_e5142)];
-                                        r367_ = bitcast<f32>(select(_e5173, _e5169, (_e5157 && (_e5162 != 0u))));
+                                    let _e5090 = active_533_;
+                                    if _e5090 {
+                                        let _e5096 = i32(local_index);
+                                        let _e5099 = r408_;
+                                        let _e5103 = (((_e5099 % 32i) + 32i) % 32i);
+                                        let _e5108 = ((_e5096 - (i32(local_index) % 32i)) + _e5103);
+                                        let _e5111 = (((_e5103 >= 0i) && (_e5103 < 32i)) && (_e5108 < 256i));
+                                        let _e5112 = select(_e5096, _e5108, _e5111);
+                                        let _e5116 = lane_active[bitcast<u32>(_e5112)];
+                                        let _e5123 = lane_values[bitcast<u32>(_e5112)];
+                                        let _e5127 = lane_values[bitcast<u32>(_e5096)];
+                                        r419_ = bitcast<f32>(select(_e5127, _e5123, (_e5111 && (_e5116 != 0u))));
                                     }
-                                    let _e5178 = active_533_;
-                                    if _e5178 {
-                                        let _e5180 = r367_;
-                                        r368_ = f32(_e5180);
-                                    }
-                                    let _e5184 = active_533_;
-                                    if _e5184 {
-                                        let _e5188 = mma_b_local1_[3i];
-                                        r369_ = _e5188;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5191 = r369_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5191);
-                                    let _e5202 = active_533_;
-                                    lane_active[local_index] = u32(_e5202);
-                                    workgroupBarrier();
-                                    let _e5205 = active_533_;
-                                    if _e5205 {
-                                        let _e5211 = i32(local_index);
-                                        let _e5214 = r361_;
-                                        let _e5218 = (((_e5214 % 32i) + 32i) % 32i);
-                                        let _e5223 = ((_e5211 - (i32(local_index) % 32i)) + _e5218);
-                                        let _e5226 = (((_e5218 >= 0i) && (_e5218 < 32i)) && (_e5223 < 256i));
-                                        let _e5227 = select(_e5211, _e5223, _e5226);
-                                        let _e5231 = lane_active[bitcast<u32>(_e5227)];
-                                        let _e5238 = lane_values[bitcast<u32>(_e5227)];
-                                        let _e5242 = lane_values[bitcast<u32>(_e5211)];
-                                        r370_ = bitcast<f32>(select(_e5242, _e5238, (_e5226 && (_e5231 != 0u))));
-                                    }
-                                    let _e5247 = active_533_;
-                                    if _e5247 {
-                                        let _e5249 = r370_;
-                                        r371_ = f32(_e5249);
-                                    }
-                                    let _e5253 = active_533_;
-                                    if _e5253 {
-                                        let _e5257 = mma_b_local1_[3i];
-                                        r372_ = _e5257;
+                                    let _e5132 = active_533_;
+                                    if _e5132 {
+                                        let _e5134 = r419_;
+                                        r420_ = f32(_e5134);
+                                        let _e5138 = r411_;
+                                        let _e5140 = r417_;
+                                        r421_ = (_e5138 * _e5140);
+                                        let _e5144 = r399_;
+                                        let _e5146 = r421_;
+                                        r422_ = (_e5144 + _e5146);
+                                        let _e5150 = r411_;
+                                        let _e5152 = r420_;
+                                        r423_ = (_e5150 * _e5152);
+                                        let _e5156 = r401_;
+                                        let _e5158 = r423_;
+                                        r424_ = (_e5156 + _e5158);
+                                        let _e5162 = r414_;
+                                        let _e5164 = r417_;
+                                        r425_ = (_e5162 * _e5164);
+                                        let _e5168 = r403_;
+                                        let _e5170 = r425_;
+                                        r426_ = (_e5168 + _e5170);
+                                        let _e5174 = r414_;
+                                        let _e5176 = r420_;
+                                        r427_ = (_e5174 * _e5176);
+                                        let _e5180 = r405_;
+                                        let _e5182 = r427_;
+                                        r428_ = (_e5180 + _e5182);
+                                        let _e5186 = r155_;
+                                        r429_ = (_e5186 + 2i);
+                                        let _e5191 = r156_;
+                                        r430_ = (_e5191 + 2i);
+                                        let _e5196 = r430_;
+                                        r431_ = (_e5196 + 4i);
+                                        let _e5203 = mma_a_local0_[4i];
+                                        r432_ = _e5203;
                                     }
                                     workgroupBarrier();
-                                    let _e5260 = r372_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5260);
-                                    let _e5271 = active_533_;
-                                    lane_active[local_index] = u32(_e5271);
+                                    let _e5206 = r432_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5206);
+                                    let _e5217 = active_533_;
+                                    lane_active[local_index] = u32(_e5217);
                                     workgroupBarrier();
-                                    let _e5274 = active_533_;
-                                    if _e5274 {
-                                        let _e5280 = i32(local_index);
-                                        let _e5283 = r362_;
-                                        let _e5287 = (((_e5283 % 32i) + 32i) % 32i);
-                                        let _e5292 = ((_e5280 - (i32(local_index) % 32i)) + _e5287);
-                                        let _e5295 = (((_e5287 >= 0i) && (_e5287 < 32i)) && (_e5292 < 256i));
-                                        let _e5296 = select(_e5280, _e5292, _e5295);
-                                        let _e5300 = lane_active[bitcast<u32>(_e5296)];
-                                        let _e5307 = lane_values[bitcast<u32>(_e5296)];
-                                        let _e5311 = lane_values[bitcast<u32>(_e5280)];
-                                        r373_ = bitcast<f32>(select(_e5311, _e5307, (_e5295 && (_e5300 != 0u))));
+                                    let _e5220 = active_533_;
+                                    if _e5220 {
+                                        let _e5226 = i32(local_index);
+                                        let _e5229 = r429_;
+                                        let _e5233 = (((_e5229 % 32i) + 32i) % 32i);
+                                        let _e5238 = ((_e5226 - (i32(local_index) % 32i)) + _e5233);
+                                        let _e5241 = (((_e5233 >= 0i) && (_e5233 < 32i)) && (_e5238 < 256i));
+                                        let _e5242 = select(_e5226, _e5238, _e5241);
+                                        let _e5246 = lane_active[bitcast<u32>(_e5242)];
+                                        let _e5253 = lane_values[bitcast<u32>(_e5242)];
+                                        let _e5257 = lane_values[bitcast<u32>(_e5226)];
+                                        r433_ = bitcast<f32>(select(_e5257, _e5253, (_e5241 && (_e5246 != 0u))));
                                     }
-                                    let _e5316 = active_533_;
-                                    if _e5316 {
-                                        let _e5318 = r373_;
-                                        r374_ = f32(_e5318);
+                                    let _e5262 = active_533_;
+                                    if _e5262 {
+                                        let _e5264 = r433_;
+                                        r434_ = f32(_e5264);
+                                        let _e5270 = mma_a_local0_[6i];
+                                        r435_ = _e5270;
                                     }
-                                    let _e5322 = active_533_;
-                                    if _e5322 {
-                                        let _e5324 = r365_;
-                                        let _e5326 = r371_;
-                                        r375_ = (_e5324 * _e5326);
+                                    workgroupBarrier();
+                                    let _e5273 = r435_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5273);
+                                    let _e5284 = active_533_;
+                                    lane_active[local_index] = u32(_e5284);
+                                    workgroupBarrier();
+                                    let _e5287 = active_533_;
+                                    if _e5287 {
+                                        let _e5293 = i32(local_index);
+                                        let _e5296 = r429_;
+                                        let _e5300 = (((_e5296 % 32i) + 32i) % 32i);
+                                        let _e5305 = ((_e5293 - (i32(local_index) % 32i)) + _e5300);
+                                        let _e5308 = (((_e5300 >= 0i) && (_e5300 < 32i)) && (_e5305 < 256i));
+                                        let _e5309 = select(_e5293, _e5305, _e5308);
+                                        let _e5313 = lane_active[bitcast<u32>(_e5309)];
+                                        let _e5320 = lane_values[bitcast<u32>(_e5309)];
+                                        let _e5324 = lane_values[bitcast<u32>(_e5293)];
+                                        r436_ = bitcast<f32>(select(_e5324, _e5320, (_e5308 && (_e5313 != 0u))));
                                     }
-                                    let _e5330 = active_533_;
-                                    if _e5330 {
-                                        let _e5332 = r353_;
-                                        let _e5334 = r375_;
-                                        r376_ = (_e5332 + _e5334);
+                                    let _e5329 = active_533_;
+                                    if _e5329 {
+                                        let _e5331 = r436_;
+                                        r437_ = f32(_e5331);
+                                        let _e5337 = mma_b_local1_[2i];
+                                        r438_ = _e5337;
                                     }
-                                    let _e5338 = active_533_;
-                                    if _e5338 {
-                                        let _e5340 = r365_;
-                                        let _e5342 = r374_;
-                                        r377_ = (_e5340 * _e5342);
-                                    }
-                                    let _e5346 = active_533_;
-                                    if _e5346 {
-                                        let _e5348 = r355_;
-                                        let _e5350 = r377_;
-                                        r378_ = (_e5348 + _e5350);
-                                    }
+                                    workgroupBarrier();
+                                    let _e5340 = r438_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5340);
+                                    let _e5351 = active_533_;
+                                    lane_active[local_index] = u32(_e5351);
+                                    workgroupBarrier();
                                     let _e5354 = active_533_;
                                     if _e5354 {
-                                        let _e5356 = r368_;
-                                        let _e5358 = r371_;
-                                        r379_ = (_e5356 * _e5358);
+                                        let _e5360 = i32(local_index);
+                                        let _e5363 = r430_;
+                                        let _e5367 = (((_e5363 % 32i) + 32i) % 32i);
+                                        let _e5372 = ((_e5360 - (i32(local_index) % 32i)) + _e5367);
+                                        let _e5375 = (((_e5367 >= 0i) && (_e5367 < 32i)) && (_e5372 < 256i));
+                                        let _e5376 = select(_e5360, _e5372, _e5375);
+                                        let _e5380 = lane_active[bitcast<u32>(_e5376)];
+                                        let _e5387 = lane_values[bitcast<u32>(_e5376)];
+                                        let _e5391 = lane_values[bitcast<u32>(_e5360)];
+                                        r439_ = bitcast<f32>(select(_e5391, _e5387, (_e5375 && (_e5380 != 0u))));
                                     }
-                                    let _e5362 = active_533_;
-                                    if _e5362 {
-                                        let _e5364 = r357_;
-                                        let _e5366 = r379_;
-                                        r380_ = (_e5364 + _e5366);
-                                    }
-                                    let _e5370 = active_533_;
-                                    if _e5370 {
-                                        let _e5372 = r368_;
-                                        let _e5374 = r374_;
-                                        r381_ = (_e5372 * _e5374);
-                                    }
-                                    let _e5378 = active_533_;
-                                    if _e5378 {
-                                        let _e5380 = r359_;
-                                        let _e5382 = r381_;
-                                        r382_ = (_e5380 + _e5382);
-                                    }
-                                    let _e5386 = active_533_;
-                                    if _e5386 {
-                                        let _e5388 = r155_;
-                                        r383_ = (_e5388 + 1i);
-                                    }
-                                    let _e5393 = active_533_;
-                                    if _e5393 {
-                                        let _e5395 = r156_;
-                                        r384_ = (_e5395 + 1i);
-                                    }
-                                    let _e5400 = active_533_;
-                                    if _e5400 {
-                                        let _e5402 = r384_;
-                                        r385_ = (_e5402 + 4i);
-                                    }
-                                    let _e5407 = active_533_;
-                                    if _e5407 {
-                                        let _e5411 = mma_a_local0_[4i];
-                                        r386_ = _e5411;
+                                    let _e5396 = active_533_;
+                                    if _e5396 {
+                                        let _e5398 = r439_;
+                                        r440_ = f32(_e5398);
+                                        let _e5404 = mma_b_local1_[2i];
+                                        r441_ = _e5404;
                                     }
                                     workgroupBarrier();
-                                    let _e5414 = r386_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5414);
-                                    let _e5425 = active_533_;
-                                    lane_active[local_index] = u32(_e5425);
+                                    let _e5407 = r441_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5407);
+                                    let _e5418 = active_533_;
+                                    lane_active[local_index] = u32(_e5418);
                                     workgroupBarrier();
-                                    let _e5428 = active_533_;
-                                    if _e5428 {
-                                        let _e5434 = i32(local_index);
-                                        let _e5437 = r383_;
-                                        let _e5441 = (((_e5437 % 32i) + 32i) % 32i);
-                                        let _e5446 = ((_e5434 - (i32(local_index) % 32i)) + _e5441);
-                                        let _e5449 = (((_e5441 >= 0i) && (_e5441 < 32i)) && (_e5446 < 256i));
-                                        let _e5450 = select(_e5434, _e5446, _e5449);
-                                        let _e5454 = lane_active[bitcast<u32>(_e5450)];
-                                        let _e5461 = lane_values[bitcast<u32>(_e5450)];
-                                        let _e5465 = lane_values[bitcast<u32>(_e5434)];
-                                        r387_ = bitcast<f32>(select(_e5465, _e5461, (_e5449 && (_e5454 != 0u))));
+                                    let _e5421 = active_533_;
+                                    if _e5421 {
+                                        let _e5427 = i32(local_index);
+                                        let _e5430 = r431_;
+                                        let _e5434 = (((_e5430 % 32i) + 32i) % 32i);
+                                        let _e5439 = ((_e5427 - (i32(local_index) % 32i)) + _e5434);
+                                        let _e5442 = (((_e5434 >= 0i) && (_e5434 < 32i)) && (_e5439 < 256i));
+                                        let _e5443 = select(_e5427, _e5439, _e5442);
+                                        let _e5447 = lane_active[bitcast<u32>(_e5443)];
+                                        let _e5454 = lane_values[bitcast<u32>(_e5443)];
+                                        let _e5458 = lane_values[bitcast<u32>(_e5427)];
+                                        r442_ = bitcast<f32>(select(_e5458, _e5454, (_e5442 && (_e5447 != 0u))));
                                     }
-                                    let _e5470 = active_533_;
-                                    if _e5470 {
-                                        let _e5472 = r387_;
-                                        r388_ = f32(_e5472);
-                                    }
-                                    let _e5476 = active_533_;
-                                    if _e5476 {
-                                        let _e5480 = mma_a_local0_[6i];
-                                        r389_ = _e5480;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5483 = r389_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5483);
-                                    let _e5494 = active_533_;
-                                    lane_active[local_index] = u32(_e5494);
-                                    workgroupBarrier();
-                                    let _e5497 = active_533_;
-                                    if _e5497 {
-                                        let _e5503 = i32(local_index);
-                                        let _e5506 = r383_;
-                                        let _e5510 = (((_e5506 % 32i) + 32i) % 32i);
-                                        let _e5515 = ((_e5503 - (i32(local_index) % 32i)) + _e5510);
-                                        let _e5518 = (((_e5510 >= 0i) && (_e5510 < 32i)) && (_e5515 < 256i));
-                                        let _e5519 = select(_e5503, _e5515, _e5518);
-                                        let _e5523 = lane_active[bitcast<u32>(_e5519)];
-                                        let _e5530 = lane_values[bitcast<u32>(_e5519)];
-                                        let _e5534 = lane_values[bitcast<u32>(_e5503)];
-                                        r390_ = bitcast<f32>(select(_e5534, _e5530, (_e5518 && (_e5523 != 0u))));
-                                    }
-                                    let _e5539 = active_533_;
-                                    if _e5539 {
-                                        let _e5541 = r390_;
-                                        r391_ = f32(_e5541);
-                                    }
-                                    let _e5545 = active_533_;
-                                    if _e5545 {
-                                        let _e5549 = mma_b_local1_[2i];
-                                        r392_ = _e5549;
+                                    let _e5463 = active_533_;
+                                    if _e5463 {
+                                        let _e5465 = r442_;
+                                        r443_ = f32(_e5465);
+                                        let _e5469 = r434_;
+                                        let _e5471 = r440_;
+                                        r444_ = (_e5469 * _e5471);
+                                        let _e5475 = r422_;
+                                        let _e5477 = r444_;
+                                        r445_ = (_e5475 + _e5477);
+                                        let _e5481 = r434_;
+                                        let _e5483 = r443_;
+                                        r446_ = (_e5481 * _e5483);
+                                        let _e5487 = r424_;
+                                        let _e5489 = r446_;
+                                        r447_ = (_e5487 + _e5489);
+                                        let _e5493 = r437_;
+                                        let _e5495 = r440_;
+                                        r448_ = (_e5493 * _e5495);
+                                        let _e5499 = r426_;
+                                        let _e5501 = r448_;
+                                        r449_ = (_e5499 + _e5501);
+                                        let _e5505 = r437_;
+                                        let _e5507 = r443_;
+                                        r450_ = (_e5505 * _e5507);
+                                        let _e5511 = r428_;
+                                        let _e5513 = r450_;
+                                        r451_ = (_e5511 + _e5513);
+                                        let _e5517 = r155_;
+                                        r452_ = (_e5517 + 2i);
+                                        let _e5522 = r156_;
+                                        r453_ = (_e5522 + 2i);
+                                        let _e5527 = r453_;
+                                        r454_ = (_e5527 + 4i);
+                                        let _e5534 = mma_a_local0_[5i];
+                                        r455_ = _e5534;
                                     }
                                     workgroupBarrier();
-                                    let _e5552 = r392_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5552);
-                                    let _e5563 = active_533_;
-                                    lane_active[local_index] = u32(_e5563);
+                                    let _e5537 = r455_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5537);
+                                    let _e5548 = active_533_;
+                                    lane_active[local_index] = u32(_e5548);
                                     workgroupBarrier();
-                                    let _e5566 = active_533_;
-                                    if _e5566 {
-                                        let _e5572 = i32(local_index);
-                                        let _e5575 = r384_;
-                                        let _e5579 = (((_e5575 % 32i) + 32i) % 32i);
-                                        let _e5584 = ((_e5572 - (i32(local_index) % 32i)) + _e5579);
-                                        let _e5587 = (((_e5579 >= 0i) && (_e5579 < 32i)) && (_e5584 < 256i));
-                                        let _e5588 = select(_e5572, _e5584, _e5587);
-                                        let _e5592 = lane_active[bitcast<u32>(_e5588)];
-                                        let _e5599 = lane_values[bitcast<u32>(_e5588)];
-                                        let _e5603 = lane_values[bitcast<u32>(_e5572)];
-                                        r393_ = bitcast<f32>(select(_e5603, _e5599, (_e5587 && (_e5592 != 0u))));
+                                    let _e5551 = active_533_;
+                                    if _e5551 {
+                                        let _e5557 = i32(local_index);
+                                        let _e5560 = r452_;
+                                        let _e5564 = (((_e5560 % 32i) + 32i) % 32i);
+                                        let _e5569 = ((_e5557 - (i32(local_index) % 32i)) + _e5564);
+                                        let _e5572 = (((_e5564 >= 0i) && (_e5564 < 32i)) && (_e5569 < 256i));
+                                        let _e5573 = select(_e5557, _e5569, _e5572);
+                                        let _e5577 = lane_active[bitcast<u32>(_e5573)];
+                                        let _e5584 = lane_values[bitcast<u32>(_e5573)];
+                                        let _e5588 = lane_values[bitcast<u32>(_e5557)];
+                                        r456_ = bitcast<f32>(select(_e5588, _e5584, (_e5572 && (_e5577 != 0u))));
                                     }
-                                    let _e5608 = active_533_;
-                                    if _e5608 {
-                                        let _e5610 = r393_;
-                                        r394_ = f32(_e5610);
-                                    }
-                                    let _e5614 = active_533_;
-                                    if _e5614 {
-                                        let _e5618 = mma_b_local1_[2i];
-                                        r395_ = _e5618;
+                                    let _e5593 = active_533_;
+                                    if _e5593 {
+                                        let _e5595 = r456_;
+                                        r457_ = f32(_e5595);
+                                        let _e5601 = mma_a_local0_[7i];
+                                        r458_ = _e5601;
                                     }
                                     workgroupBarrier();
-                                    let _e5621 = r395_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5621);
-                                    let _e5632 = active_533_;
-                                    lane_active[local_index] = u32(_e5632);
+                                    let _e5604 = r458_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5604);
+                                    let _e5615 = active_533_;
+                                    lane_active[local_index] = u32(_e5615);
                                     workgroupBarrier();
-                                    let _e5635 = active_533_;
-                                    if _e5635 {
-                                        let _e5641 = i32(local_index);
-                                        let _e5644 = r385_;
-                                        let _e5648 = (((_e5644 % 32i) + 32i) % 32i);
-                                        let _e5653 = ((_e5641 - (i32(local_index) % 32i)) + _e5648);
-                                        let _e5656 = (((_e5648 >= 0i) && (_e5648 < 32i)) && (_e5653 < 256i));
-                                        let _e5657 = select(_e5641, _e5653, _e5656);
-                                        let _e5661 = lane_active[bitcast<u32>(_e5657)];
-                                        let _e5668 = lane_values[bitcast<u32>(_e5657)];
-                                        let _e5672 = lane_values[bitcast<u32>(_e5641)];
-                                        r396_ = bitcast<f32>(select(_e5672, _e5668, (_e5656 && (_e5661 != 0u))));
+                                    let _e5618 = active_533_;
+                                    if _e5618 {
+                                        let _e5624 = i32(local_index);
+                                        let _e5627 = r452_;
+                                        let _e5631 = (((_e5627 % 32i) + 32i) % 32i);
+                                        let _e5636 = ((_e5624 - (i32(local_index) % 32i)) + _e5631);
+                                        let _e5639 = (((_e5631 >= 0i) && (_e5631 < 32i)) && (_e5636 < 256i));
+                                        let _e5640 = select(_e5624, _e5636, _e5639);
+                                        let _e5644 = lane_active[bitcast<u32>(_e5640)];
+                                        let _e5651 = lane_values[bitcast<u32>(_e5640)];
+                                        let _e5655 = lane_values[bitcast<u32>(_e5624)];
+                                        r459_ = bitcast<f32>(select(_e5655, _e5651, (_e5639 && (_e5644 != 0u))));
                                     }
-                                    let _e5677 = active_533_;
-                                    if _e5677 {
-                                        let _e5679 = r396_;
-                                        r397_ = f32(_e5679);
-                                    }
-                                    let _e5683 = active_533_;
-                                    if _e5683 {
-                                        let _e5685 = r388_;
-                                        let _e5687 = r394_;
-                                        r398_ = (_e5685 * _e5687);
-                                    }
-                                    let _e5691 = active_533_;
-                                    if _e5691 {
-                                        let _e5693 = r376_;
-                                        let _e5695 = r398_;
-                                        r399_ = (_e5693 + _e5695);
-                                    }
-                                    let _e5699 = active_533_;
-                                    if _e5699 {
-                                        let _e5701 = r388_;
-                                        let _e5703 = r397_;
-                                        r400_ = (_e5701 * _e5703);
-                                    }
-                                    let _e5707 = active_533_;
-                                    if _e5707 {
-                                        let _e5709 = r378_;
-                                        let _e5711 = r400_;
-                                        r401_ = (_e5709 + _e5711);
-                                    }
-                                    let _e5715 = active_533_;
-                                    if _e5715 {
-                                        let _e5717 = r391_;
-                                        let _e5719 = r394_;
-                                        r402_ = (_e5717 * _e5719);
-                                    }
-                                    let _e5723 = active_533_;
-                                    if _e5723 {
-                                        let _e5725 = r380_;
-                                        let _e5727 = r402_;
-                                        r403_ = (_e5725 + _e5727);
-                                    }
-                                    let _e5731 = active_533_;
-                                    if _e5731 {
-                                        let _e5733 = r391_;
-                                        let _e5735 = r397_;
-                                        r404_ = (_e5733 * _e5735);
-                                    }
-                                    let _e5739 = active_533_;
-                                    if _e5739 {
-                                        let _e5741 = r382_;
-                                        let _e5743 = r404_;
-                                        r405_ = (_e5741 + _e5743);
-                                    }
-                                    let _e5747 = active_533_;
-                                    if _e5747 {
-                                        let _e5749 = r155_;
-                                        r406_ = (_e5749 + 1i);
-                                    }
-                                    let _e5754 = active_533_;
-                                    if _e5754 {
-                                        let _e5756 = r156_;
-                                        r407_ = (_e5756 + 1i);
-                                    }
-                                    let _e5761 = active_533_;
-                                    if _e5761 {
-                                        let _e5763 = r407_;
-                                        r408_ = (_e5763 + 4i);
-                                    }
-                                    let _e5768 = active_533_;
-                                    if _e5768 {
-                                        let _e5772 = mma_a_local0_[5i];
-                                        r409_ = _e5772;
+                                    let _e5660 = active_533_;
+                                    if _e5660 {
+                                        let _e5662 = r459_;
+                                        r460_ = f32(_e5662);
+                                        let _e5668 = mma_b_local1_[3i];
+                                        r461_ = _e5668;
                                     }
                                     workgroupBarrier();
-                                    let _e5775 = r409_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5775);
-                                    let _e5786 = active_533_;
-                                    lane_active[local_index] = u32(_e5786);
+                                    let _e5671 = r461_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5671);
+                                    let _e5682 = active_533_;
+                                    lane_active[local_index] = u32(_e5682);
                                     workgroupBarrier();
-                                    let _e5789 = active_533_;
-                                    if _e5789 {
-                                        let _e5795 = i32(local_index);
-                                        let _e5798 = r406_;
-                                        let _e5802 = (((_e5798 % 32i) + 32i) % 32i);
-                                        let _e5807 = ((_e5795 - (i32(local_index) % 32i)) + _e5802);
-                                        let _e5810 = (((_e5802 >= 0i) && (_e5802 < 32i)) && (_e5807 < 256i));
-                                        let _e5811 = select(_e5795, _e5807, _e5810);
-                                        let _e5815 = lane_active[bitcast<u32>(_e5811)];
-                                        let _e5822 = lane_values[bitcast<u32>(_e5811)];
-                                        let _e5826 = lane_values[bitcast<u32>(_e5795)];
-                                        r410_ = bitcast<f32>(select(_e5826, _e5822, (_e5810 && (_e5815 != 0u))));
+                                    let _e5685 = active_533_;
+                                    if _e5685 {
+                                        let _e5691 = i32(local_index);
+                                        let _e5694 = r453_;
+                                        let _e5698 = (((_e5694 % 32i) + 32i) % 32i);
+                                        let _e5703 = ((_e5691 - (i32(local_index) % 32i)) + _e5698);
+                                        let _e5706 = (((_e5698 >= 0i) && (_e5698 < 32i)) && (_e5703 < 256i));
+                                        let _e5707 = select(_e5691, _e5703, _e5706);
+                                        let _e5711 = lane_active[bitcast<u32>(_e5707)];
+                                        let _e5718 = lane_values[bitcast<u32>(_e5707)];
+                                        let _e5722 = lane_values[bitcast<u32>(_e5691)];
+                                        r462_ = bitcast<f32>(select(_e5722, _e5718, (_e5706 && (_e5711 != 0u))));
                                     }
-                                    let _e5831 = active_533_;
-                                    if _e5831 {
-                                        let _e5833 = r410_;
-                                        r411_ = f32(_e5833);
-                                    }
-                                    let _e5837 = active_533_;
-                                    if _e5837 {
-                                        let _e5841 = mma_a_local0_[7i];
-                                        r412_ = _e5841;
+                                    let _e5727 = active_533_;
+                                    if _e5727 {
+                                        let _e5729 = r462_;
+                                        r463_ = f32(_e5729);
+                                        let _e5735 = mma_b_local1_[3i];
+                                        r464_ = _e5735;
                                     }
                                     workgroupBarrier();
-                                    let _e5844 = r412_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5844);
-                                    let _e5855 = active_533_;
-                                    lane_active[local_index] = u32(_e5855);
+                                    let _e5738 = r464_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5738);
+                                    let _e5749 = active_533_;
+                                    lane_active[local_index] = u32(_e5749);
                                     workgroupBarrier();
-                                    let _e5858 = active_533_;
-                                    if _e5858 {
-                                        let _e5864 = i32(local_index);
-                                        let _e5867 = r406_;
-                                        let _e5871 = (((_e5867 % 32i) + 32i) % 32i);
-                                        let _e5876 = ((_e5864 - (i32(local_index) % 32i)) + _e5871);
-                                        let _e5879 = (((_e5871 >= 0i) && (_e5871 < 32i)) && (_e5876 < 256i));
-                                        let _e5880 = select(_e5864, _e5876, _e5879);
-                                        let _e5884 = lane_active[bitcast<u32>(_e5880)];
-                                        let _e5891 = lane_values[bitcast<u32>(_e5880)];
-                                        let _e5895 = lane_values[bitcast<u32>(_e5864)];
-                                        r413_ = bitcast<f32>(select(_e5895, _e5891, (_e5879 && (_e5884 != 0u))));
+                                    let _e5752 = active_533_;
+                                    if _e5752 {
+                                        let _e5758 = i32(local_index);
+                                        let _e5761 = r454_;
+                                        let _e5765 = (((_e5761 % 32i) + 32i) % 32i);
+                                        let _e5770 = ((_e5758 - (i32(local_index) % 32i)) + _e5765);
+                                        let _e5773 = (((_e5765 >= 0i) && (_e5765 < 32i)) && (_e5770 < 256i));
+                                        let _e5774 = select(_e5758, _e5770, _e5773);
+                                        let _e5778 = lane_active[bitcast<u32>(_e5774)];
+                                        let _e5785 = lane_values[bitcast<u32>(_e5774)];
+                                        let _e5789 = lane_values[bitcast<u32>(_e5758)];
+                                        r465_ = bitcast<f32>(select(_e5789, _e5785, (_e5773 && (_e5778 != 0u))));
                                     }
-                                    let _e5900 = active_533_;
-                                    if _e5900 {
-                                        let _e5902 = r413_;
-                                        r414_ = f32(_e5902);
-                                    }
-                                    let _e5906 = active_533_;
-                                    if _e5906 {
-                                        let _e5910 = mma_b_local1_[3i];
-                                        r415_ = _e5910;
+                                    let _e5794 = active_533_;
+                                    if _e5794 {
+                                        let _e5796 = r465_;
+                                        r466_ = f32(_e5796);
+                                        let _e5800 = r457_;
+                                        let _e5802 = r463_;
+                                        r467_ = (_e5800 * _e5802);
+                                        let _e5806 = r445_;
+                                        let _e5808 = r467_;
+                                        r468_ = (_e5806 + _e5808);
+                                        let _e5812 = r457_;
+                                        let _e5814 = r466_;
+                                        r469_ = (_e5812 * _e5814);
+                                        let _e5818 = r447_;
+                                        let _e5820 = r469_;
+                                        r470_ = (_e5818 + _e5820);
+                                        let _e5824 = r460_;
+                                        let _e5826 = r463_;
+                                        r471_ = (_e5824 * _e5826);
+                                        let _e5830 = r449_;
+                                        let _e5832 = r471_;
+                                        r472_ = (_e5830 + _e5832);
+                                        let _e5836 = r460_;
+                                        let _e5838 = r466_;
+                                        r473_ = (_e5836 * _e5838);
+                                        let _e5842 = r451_;
+                                        let _e5844 = r473_;
+                                        r474_ = (_e5842 + _e5844);
+                                        let _e5848 = r155_;
+                                        r475_ = (_e5848 + 3i);
+                                        let _e5853 = r156_;
+                                        r476_ = (_e5853 + 3i);
+                                        let _e5858 = r476_;
+                                        r477_ = (_e5858 + 4i);
+                                        let _e5865 = mma_a_local0_[4i];
+                                        r478_ = _e5865;
                                     }
                                     workgroupBarrier();
-                                    let _e5913 = r415_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5913);
+                                    let _e5868 = r478_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5868);
+                                    let _e5879 = active_533_;
+                                    lane_active[local_index] = u32(_e5879);
+                                    workgroupBarrier();
+                                    let _e5882 = active_533_;
+                                    if _e5882 {
+                                        let _e5888 = i32(local_index);
+                                        let _e5891 = r475_;
+                                        let _e5895 = (((_e5891 % 32i) + 32i) % 32i);
+                                        let _e5900 = ((_e5888 - (i32(local_index) % 32i)) + _e5895);
+                                        let _e5903 = (((_e5895 >= 0i) && (_e5895 < 32i)) && (_e5900 < 256i));
+                                        let _e5904 = select(_e5888, _e5900, _e5903);
+                                        let _e5908 = lane_active[bitcast<u32>(_e5904)];
+                                        let _e5915 = lane_values[bitcast<u32>(_e5904)];
+                                        let _e5919 = lane_values[bitcast<u32>(_e5888)];
+                                        r479_ = bitcast<f32>(select(_e5919, _e5915, (_e5903 && (_e5908 != 0u))));
+                                    }
                                     let _e5924 = active_533_;
-                                    lane_active[local_index] = u32(_e5924);
-                                    workgroupBarrier();
-                                    let _e5927 = active_533_;
-                                    if _e5927 {
-                                        let _e5933 = i32(local_index);
-                                        let _e5936 = r407_;
-                                        let _e5940 = (((_e5936 % 32i) + 32i) % 32i);
-                                        let _e5945 = ((_e5933 - (i32(local_index) % 32i)) + _e5940);
-                                        let _e5948 = (((_e5940 >= 0i) && (_e5940 < 32i)) && (_e5945 < 256i));
-                                        let _e5949 = select(_e5933, _e5945, _e5948);
-                                        let _e5953 = lane_active[bitcast<u32>(_e5949)];
-                                        let _e5960 = lane_values[bitcast<u32>(_e5949)];
-                                        let _e5964 = lane_values[bitcast<u32>(_e5933)];
-                                        r416_ = bitcast<f32>(select(_e5964, _e5960, (_e5948 && (_e5953 != 0u))));
-                                    }
-                                    let _e5969 = active_533_;
-                                    if _e5969 {
-                                        let _e5971 = r416_;
-                                        r417_ = f32(_e5971);
-                                    }
-                                    let _e5975 = active_533_;
-                                    if _e5975 {
-                                        let _e5979 = mma_b_local1_[3i];
-                                        r418_ = _e5979;
+                                    if _e5924 {
+                                        let _e5926 = r479_;
+                                        r480_ = f32(_e5926);
+                                        let _e5932 = mma_a_local0_[6i];
+                                        r481_ = _e5932;
                                     }
                                     workgroupBarrier();
-                                    let _e5982 = r418_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5982);
-                                    let _e5993 = active_533_;
-                                    lane_active[local_index] = u32(_e5993);
+                                    let _e5935 = r481_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5935);
+                                    let _e5946 = active_533_;
+                                    lane_active[local_index] = u32(_e5946);
                                     workgroupBarrier();
-                                    let _e5996 = active_533_;
-                                    if _e5996 {
-                                        let _e6002 = i32(local_index);
-                                        let _e6005 = r408_;
-                                        let _e6009 = (((_e6005 % 32i) + 32i) % 32i);
-                                        let _e6014 = ((_e6002 - (i32(local_index) % 32i)) + _e6009);
-                                        let _e6017 = (((_e6009 >= 0i) && (_e6009 < 32i)) && (_e6014 < 256i));
-                                        let _e6018 = select(_e6002, _e6014, _e6017);
-                                        let _e6022 = lane_active[bitcast<u32>(_e6018)];
-                                        let _e6029 = lane_values[bitcast<u32>(_e6018)];
-                                        let _e6033 = lane_values[bitcast<u32>(_e6002)];
-                                        r419_ = bitcast<f32>(select(_e6033, _e6029, (_e6017 && (_e6022 != 0u))));
+                                    let _e5949 = active_533_;
+                                    if _e5949 {
+                                        let _e5955 = i32(local_index);
+                                        let _e5958 = r475_;
+                                        let _e5962 = (((_e5958 % 32i) + 32i) % 32i);
+                                        let _e5967 = ((_e5955 - (i32(local_index) % 32i)) + _e5962);
+                                        let _e5970 = (((_e5962 >= 0i) && (_e5962 < 32i)) && (_e5967 < 256i));
+                                        let _e5971 = select(_e5955, _e5967, _e5970);
+                                        let _e5975 = lane_active[bitcast<u32>(_e5971)];
+                                        let _e5982 = lane_values[bitcast<u32>(_e5971)];
+                                        let _e5986 = lane_values[bitcast<u32>(_e5955)];
+                                        r482_ = bitcast<f32>(select(_e5986, _e5982, (_e5970 && (_e5975 != 0u))));
                                     }
-                                    let _e6038 = active_533_;
-                                    if _e6038 {
-                                        let _e6040 = r419_;
-                                        r420_ = f32(_e6040);
-                                    }
-                                    let _e6044 = active_533_;
-                                    if _e6044 {
-                                        let _e6046 = r411_;
-                                        let _e6048 = r417_;
-                                        r421_ = (_e6046 * _e6048);
-                                    }
-                                    let _e6052 = active_533_;
-                                    if _e6052 {
-                                        let _e6054 = r399_;
-                                        let _e6056 = r421_;
-                                        r422_ = (_e6054 + _e6056);
-                                    }
-                                    let _e6060 = active_533_;
-                                    if _e6060 {
-                                        let _e6062 = r411_;
-                                        let _e6064 = r420_;
-                                        r423_ = (_e6062 * _e6064);
-                                    }
-                                    let _e6068 = active_533_;
-                                    if _e6068 {
-                                        let _e6070 = r401_;
-                                        let _e6072 = r423_;
-                                        r424_ = (_e6070 + _e6072);
-                                    }
-                                    let _e6076 = active_533_;
-                                    if _e6076 {
-                                        let _e6078 = r414_;
-                                        let _e6080 = r417_;
-                                        r425_ = (_e6078 * _e6080);
-                                    }
-                                    let _e6084 = active_533_;
-                                    if _e6084 {
-                                        let _e6086 = r403_;
-                                        let _e6088 = r425_;
-                                        r426_ = (_e6086 + _e6088);
-                                    }
-                                    let _e6092 = active_533_;
-                                    if _e6092 {
-                                        let _e6094 = r414_;
-                                        let _e6096 = r420_;
-                                        r427_ = (_e6094 * _e6096);
-                                    }
-                                    let _e6100 = active_533_;
-                                    if _e6100 {
-                                        let _e6102 = r405_;
-                                        let _e6104 = r427_;
-                                        r428_ = (_e6102 + _e6104);
-                                    }
-                                    let _e6108 = active_533_;
-                                    if _e6108 {
-                                        let _e6110 = r155_;
-                                        r429_ = (_e6110 + 2i);
-                                    }
-                                    let _e6115 = active_533_;
-                                    if _e6115 {
-                                        let _e6117 = r156_;
-                                        r430_ = (_e6117 + 2i);
-                                    }
-                                    let _e6122 = active_533_;
-                                    if _e6122 {
-                                        let _e6124 = r430_;
-                                        r431_ = (_e6124 + 4i);
-                                    }
-                                    let _e6129 = active_533_;
-                                    if _e6129 {
-                                        let _e6133 = mma_a_local0_[4i];
-                                        r432_ = _e6133;
+                                    let _e5991 = active_533_;
+                                    if _e5991 {
+                                        let _e5993 = r482_;
+                                        r483_ = f32(_e5993);
+                                        let _e5999 = mma_b_local1_[2i];
+                                        r484_ = _e5999;
                                     }
                                     workgroupBarrier();
-                                    let _e6136 = r432_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6136);
-                                    let _e6147 = active_533_;
-                                    lane_active[local_index] = u32(_e6147);
+                                    let _e6002 = r484_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6002);
+                                    let _e6013 = active_533_;
+                                    lane_active[local_index] = u32(_e6013);
                                     workgroupBarrier();
-                                    let _e6150 = active_533_;
-                                    if _e6150 {
-                                        let _e6156 = i32(local_index);
-                                        let _e6159 = r429_;
-                                        let _e6163 = (((_e6159 % 32i) + 32i) % 32i);
-                                        let _e6168 = ((_e6156 - (i32(local_index) % 32i)) + _e6163);
-                                        let _e6171 = (((_e6163 >= 0i) && (_e6163 < 32i)) && (_e6168 < 256i));
-                                        let _e6172 = select(_e6156, _e6168, _e6171);
-                                        let _e6176 = lane_active[bitcast<u32>(_e6172)];
-                                        let _e6183 = lane_values[bitcast<u32>(_e6172)];
-                                        let _e6187 = lane_values[bitcast<u32>(_e6156)];
-                                        r433_ = bitcast<f32>(select(_e6187, _e6183, (_e6171 && (_e6176 != 0u))));
+                                    let _e6016 = active_533_;
+                                    if _e6016 {
+                                        let _e6022 = i32(local_index);
+                                        let _e6025 = r476_;
+                                        let _e6029 = (((_e6025 % 32i) + 32i) % 32i);
+                                        let _e6034 = ((_e6022 - (i32(local_index) % 32i)) + _e6029);
+                                        let _e6037 = (((_e6029 >= 0i) && (_e6029 < 32i)) && (_e6034 < 256i));
+                                        let _e6038 = select(_e6022, _e6034, _e6037);
+                                        let _e6042 = lane_active[bitcast<u32>(_e6038)];
+                                        let _e6049 = lane_values[bitcast<u32>(_e6038)];
+                                        let _e6053 = lane_values[bitcast<u32>(_e6022)];
+                                        r485_ = bitcast<f32>(select(_e6053, _e6049, (_e6037 && (_e6042 != 0u))));
                                     }
-                                    let _e6192 = active_533_;
-                                    if _e6192 {
-                                        let _e6194 = r433_;
-                                        r434_ = f32(_e6194);
-                                    }
-                                    let _e6198 = active_533_;
-                                    if _e6198 {
-                                        let _e6202 = mma_a_local0_[6i];
-                                        r435_ = _e6202;
+                                    let _e6058 = active_533_;
+                                    if _e6058 {
+                                        let _e6060 = r485_;
+                                        r486_ = f32(_e6060);
+                                        let _e6066 = mma_b_local1_[2i];
+                                        r487_ = _e6066;
                                     }
                                     workgroupBarrier();
-                                    let _e6205 = r435_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6205);
-                                    let _e6216 = active_533_;
-                                    lane_active[local_index] = u32(_e6216);
+                                    let _e6069 = r487_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6069);
+                                    let _e6080 = active_533_;
+                                    lane_active[local_index] = u32(_e6080);
                                     workgroupBarrier();
-                                    let _e6219 = active_533_;
-                                    if _e6219 {
-                                        let _e6225 = i32(local_index);
-                                        let _e6228 = r429_;
-                                        let _e6232 = (((_e6228 % 32i) + 32i) % 32i);
-                                        let _e6237 = ((_e6225 - (i32(local_index) % 32i)) + _e6232);
-                                        let _e6240 = (((_e6232 >= 0i) && (_e6232 < 32i)) && (_e6237 < 256i));
-                                        let _e6241 = select(_e6225, _e6237, _e6240);
-                                        let _e6245 = lane_active[bitcast<u32>(_e6241)];
-                                        let _e6252 = lane_values[bitcast<u32>(_e6241)];
-                                        let _e6256 = lane_values[bitcast<u32>(_e6225)];
-                                        r436_ = bitcast<f32>(select(_e6256, _e6252, (_e6240 && (_e6245 != 0u))));
+                                    let _e6083 = active_533_;
+                                    if _e6083 {
+                                        let _e6089 = i32(local_index);
+                                        let _e6092 = r477_;
+                                        let _e6096 = (((_e6092 % 32i) + 32i) % 32i);
+                                        let _e6101 = ((_e6089 - (i32(local_index) % 32i)) + _e6096);
+                                        let _e6104 = (((_e6096 >= 0i) && (_e6096 < 32i)) && (_e6101 < 256i));
+                                        let _e6105 = select(_e6089, _e6101, _e6104);
+                                        let _e6109 = lane_active[bitcast<u32>(_e6105)];
+                                        let _e6116 = lane_values[bitcast<u32>(_e6105)];
+                                        let _e6120 = lane_values[bitcast<u32>(_e6089)];
+                                        r488_ = bitcast<f32>(select(_e6120, _e6116, (_e6104 && (_e6109 != 0u))));
                                     }
-                                    let _e6261 = active_533_;
-                                    if _e6261 {
-                                        let _e6263 = r436_;
-                                        r437_ = f32(_e6263);
-                                    }
-                                    let _e6267 = active_533_;
-                                    if _e6267 {
-                                        let _e6271 = mma_b_local1_[2i];
-                                        r438_ = _e6271;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6274 = r438_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6274);
-                                    let _e6285 = active_533_;
-                                    lane_active[local_index] = u32(_e6285);
-                                    workgroupBarrier();
-                                    let _e6288 = active_533_;
-                                    if _e6288 {
-                                        let _e6294 = i32(local_index);
-                                        let _e6297 = r430_;
-                                        let _e6301 = (((_e6297 % 32i) + 32i) % 32i);
-                                        let _e6306 = ((_e6294 - (i32(local_index) % 32i)) + _e6301);
-                                        let _e6309 = (((_e6301 >= 0i) && (_e6301 < 32i)) && (_e6306 < 256i));
-                                        let _e6310 = select(_e6294, _e6306, _e6309);
-                                        let _e6314 = lane_active[bitcast<u32>(_e6310)];
-                                        let _e6321 = lane_values[bitcast<u32>(_e6310)];
-                                        let _e6325 = lane_values[bitcast<u32>(_e6294)];
-                                        r439_ = bitcast<f32>(select(_e6325, _e6321, (_e6309 && (_e6314 != 0u))));
-                                    }
-                                    let _e6330 = active_533_;
-                                    if _e6330 {
-                                        let _e6332 = r439_;
-                                        r440_ = f32(_e6332);
-                                    }
-                                    let _e6336 = active_533_;
-                                    if _e6336 {
-                                        let _e6340 = mma_b_local1_[2i];
-                                        r441_ = _e6340;
+                                    let _e6125 = active_533_;
+                                    if _e6125 {
+                                        let _e6127 = r488_;
+                                        r489_ = f32(_e6127);
+                                        let _e6131 = r480_;
+                                        let _e6133 = r486_;
+                                        r490_ = (_e6131 * _e6133);
+                                        let _e6137 = r468_;
+                                        let _e6139 = r490_;
+                                        r491_ = (_e6137 + _e6139);
+                                        let _e6143 = r480_;
+                                        let _e6145 = r489_;
+                                        r492_ = (_e6143 * _e6145);
+                                        let _e6149 = r470_;
+                                        let _e6151 = r492_;
+                                        r493_ = (_e6149 + _e6151);
+                                        let _e6155 = r483_;
+                                        let _e6157 = r486_;
+                                        r494_ = (_e6155 * _e6157);
+                                        let _e6161 = r472_;
+                                        let _e6163 = r494_;
+                                        r495_ = (_e6161 + _e6163);
+                                        let _e6167 = r483_;
+                                        let _e6169 = r489_;
+                                        r496_ = (_e6167 * _e6169);
+                                        let _e6173 = r474_;
+                                        let _e6175 = r496_;
+                                        r497_ = (_e6173 + _e6175);
+                                        let _e6179 = r155_;
+                                        r498_ = (_e6179 + 3i);
+                                        let _e6184 = r156_;
+                                        r499_ = (_e6184 + 3i);
+                                        let _e6189 = r499_;
+                                        r500_ = (_e6189 + 4i);
+                                        let _e6196 = mma_a_local0_[5i];
+                                        r501_ = _e6196;
                                     }
                                     workgroupBarrier();
-                                    let _e6343 = r441_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6343);
-                                    let _e6354 = active_533_;
-                                    lane_active[local_index] = u32(_e6354);
+                                    let _e6199 = r501_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6199);
+                                    let _e6210 = active_533_;
+                                    lane_active[local_index] = u32(_e6210);
                                     workgroupBarrier();
-                                    let _e6357 = active_533_;
-                                    if _e6357 {
-                                        let _e6363 = i32(local_index);
-                                        let _e6366 = r431_;
-                                        let _e6370 = (((_e6366 % 32i) + 32i) % 32i);
-                                        let _e6375 = ((_e6363 - (i32(local_index) % 32i)) + _e6370);
-                                        let _e6378 = (((_e6370 >= 0i) && (_e6370 < 32i)) && (_e6375 < 256i));
-                                        let _e6379 = select(_e6363, _e6375, _e6378);
-                                        let _e6383 = lane_active[bitcast<u32>(_e6379)];
-                                        let _e6390 = lane_values[bitcast<u32>(_e6379)];
-                                        let _e6394 = lane_values[bitcast<u32>(_e6363)];
-                                        r442_ = bitcast<f32>(select(_e6394, _e6390, (_e6378 && (_e6383 != 0u))));
+                                    let _e6213 = active_533_;
+                                    if _e6213 {
+                                        let _e6219 = i32(local_index);
+                                        let _e6222 = r498_;
+                                        let _e6226 = (((_e6222 % 32i) + 32i) % 32i);
+                                        let _e6231 = ((_e6219 - (i32(local_index) % 32i)) + _e6226);
+                                        let _e6234 = (((_e6226 >= 0i) && (_e6226 < 32i)) && (_e6231 < 256i));
+                                        let _e6235 = select(_e6219, _e6231, _e6234);
+                                        let _e6239 = lane_active[bitcast<u32>(_e6235)];
+                                        let _e6246 = lane_values[bitcast<u32>(_e6235)];
+                                        let _e6250 = lane_values[bitcast<u32>(_e6219)];
+                                        r502_ = bitcast<f32>(select(_e6250, _e6246, (_e6234 && (_e6239 != 0u))));
                                     }
-                                    let _e6399 = active_533_;
-                                    if _e6399 {
-                                        let _e6401 = r442_;
-                                        r443_ = f32(_e6401);
-                                    }
-                                    let _e6405 = active_533_;
-                                    if _e6405 {
-                                        let _e6407 = r434_;
-                                        let _e6409 = r440_;
-                                        r444_ = (_e6407 * _e6409);
-                                    }
-                                    let _e6413 = active_533_;
-                                    if _e6413 {
-                                        let _e6415 = r422_;
-                                        let _e6417 = r444_;
-                                        r445_ = (_e6415 + _e6417);
-                                    }
-                                    let _e6421 = active_533_;
-                                    if _e6421 {
-                                        let _e6423 = r434_;
-                                        let _e6425 = r443_;
-                                        r446_ = (_e6423 * _e6425);
-                                    }
-                                    let _e6429 = active_533_;
-                                    if _e6429 {
-                                        let _e6431 = r424_;
-                                        let _e6433 = r446_;
-                                        r447_ = (_e6431 + _e6433);
-                                    }
-                                    let _e6437 = active_533_;
-                                    if _e6437 {
-                                        let _e6439 = r437_;
-                                        let _e6441 = r440_;
-                                        r448_ = (_e6439 * _e6441);
-                                    }
-                                    let _e6445 = active_533_;
-                                    if _e6445 {
-                                        let _e6447 = r426_;
-                                        let _e6449 = r448_;
-                                        r449_ = (_e6447 + _e6449);
-                                    }
-                                    let _e6453 = active_533_;
-                                    if _e6453 {
-                                        let _e6455 = r437_;
-                                        let _e6457 = r443_;
-                                        r450_ = (_e6455 * _e6457);
-                                    }
-                                    let _e6461 = active_533_;
-                                    if _e6461 {
-                                        let _e6463 = r428_;
-                                        let _e6465 = r450_;
-                                        r451_ = (_e6463 + _e6465);
-                                    }
-                                    let _e6469 = active_533_;
-                                    if _e6469 {
-                                        let _e6471 = r155_;
-                                        r452_ = (_e6471 + 2i);
-                                    }
-                                    let _e6476 = active_533_;
-                                    if _e6476 {
-                                        let _e6478 = r156_;
-                                        r453_ = (_e6478 + 2i);
-                                    }
-                                    let _e6483 = active_533_;
-                                    if _e6483 {
-                                        let _e6485 = r453_;
-                                        r454_ = (_e6485 + 4i);
-                                    }
-                                    let _e6490 = active_533_;
-                                    if _e6490 {
-                                        let _e6494 = mma_a_local0_[5i];
-                                        r455_ = _e6494;
+                                    let _e6255 = active_533_;
+                                    if _e6255 {
+                                        let _e6257 = r502_;
+                                        r503_ = f32(_e6257);
+                                        let _e6263 = mma_a_local0_[7i];
+                                        r504_ = _e6263;
                                     }
                                     workgroupBarrier();
-                                    let _e6497 = r455_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6497);
-                                    let _e6508 = active_533_;
-                                    lane_active[local_index] = u32(_e6508);
+                                    let _e6266 = r504_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6266);
+                                    let _e6277 = active_533_;
+                                    lane_active[local_index] = u32(_e6277);
                                     workgroupBarrier();
-                                    let _e6511 = active_533_;
-                                    if _e6511 {
-                                        let _e6517 = i32(local_index);
-                                        let _e6520 = r452_;
-                                        let _e6524 = (((_e6520 % 32i) + 32i) % 32i);
-                                        let _e6529 = ((_e6517 - (i32(local_index) % 32i)) + _e6524);
-                                        let _e6532 = (((_e6524 >= 0i) && (_e6524 < 32i)) && (_e6529 < 256i));
-                                        let _e6533 = select(_e6517, _e6529, _e6532);
-                                        let _e6537 = lane_active[bitcast<u32>(_e6533)];
-                                        let _e6544 = lane_values[bitcast<u32>(_e6533)];
-                                        let _e6548 = lane_values[bitcast<u32>(_e6517)];
-                                        r456_ = bitcast<f32>(select(_e6548, _e6544, (_e6532 && (_e6537 != 0u))));
+                                    let _e6280 = active_533_;
+                                    if _e6280 {
+                                        let _e6286 = i32(local_index);
+                                        let _e6289 = r498_;
+                                        let _e6293 = (((_e6289 % 32i) + 32i) % 32i);
+                                        let _e6298 = ((_e6286 - (i32(local_index) % 32i)) + _e6293);
+                                        let _e6301 = (((_e6293 >= 0i) && (_e6293 < 32i)) && (_e6298 < 256i));
+                                        let _e6302 = select(_e6286, _e6298, _e6301);
+                                        let _e6306 = lane_active[bitcast<u32>(_e6302)];
+                                        let _e6313 = lane_values[bitcast<u32>(_e6302)];
+                                        let _e6317 = lane_values[bitcast<u32>(_e6286)];
+                                        r505_ = bitcast<f32>(select(_e6317, _e6313, (_e6301 && (_e6306 != 0u))));
                                     }
-                                    let _e6553 = active_533_;
-                                    if _e6553 {
-                                        let _e6555 = r456_;
-                                        r457_ = f32(_e6555);
-                                    }
-                                    let _e6559 = active_533_;
-                                    if _e6559 {
-                                        let _e6563 = mma_a_local0_[7i];
-                                        r458_ = _e6563;
+                                    let _e6322 = active_533_;
+                                    if _e6322 {
+                                        let _e6324 = r505_;
+                                        r506_ = f32(_e6324);
+                                        let _e6330 = mma_b_local1_[3i];
+                                        r507_ = _e6330;
                                     }
                                     workgroupBarrier();
-                                    let _e6566 = r458_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6566);
-                                    let _e6577 = active_533_;
-                                    lane_active[local_index] = u32(_e6577);
+                                    let _e6333 = r507_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6333);
+                                    let _e6344 = active_533_;
+                                    lane_active[local_index] = u32(_e6344);
                                     workgroupBarrier();
-                                    let _e6580 = active_533_;
-                                    if _e6580 {
-                                        let _e6586 = i32(local_index);
-                                        let _e6589 = r452_;
-                                        let _e6593 = (((_e6589 % 32i) + 32i) % 32i);
-                                        let _e6598 = ((_e6586 - (i32(local_index) % 32i)) + _e6593);
-                                        let _e6601 = (((_e6593 >= 0i) && (_e6593 < 32i)) && (_e6598 < 256i));
-                                        let _e6602 = select(_e6586, _e6598, _e6601);
-                                        let _e6606 = lane_active[bitcast<u32>(_e6602)];
-                                        let _e6613 = lane_values[bitcast<u32>(_e6602)];
-                                        let _e6617 = lane_values[bitcast<u32>(_e6586)];
-                                        r459_ = bitcast<f32>(select(_e6617, _e6613, (_e6601 && (_e6606 != 0u))));
+                                    let _e6347 = active_533_;
+                                    if _e6347 {
+                                        let _e6353 = i32(local_index);
+                                        let _e6356 = r499_;
+                                        let _e6360 = (((_e6356 % 32i) + 32i) % 32i);
+                                        let _e6365 = ((_e6353 - (i32(local_index) % 32i)) + _e6360);
+                                        let _e6368 = (((_e6360 >= 0i) && (_e6360 < 32i)) && (_e6365 < 256i));
+                                        let _e6369 = select(_e6353, _e6365, _e6368);
+                                        let _e6373 = lane_active[bitcast<u32>(_e6369)];
+                                        let _e6380 = lane_values[bitcast<u32>(_e6369)];
+                                        let _e6384 = lane_values[bitcast<u32>(_e6353)];
+                                        r508_ = bitcast<f32>(select(_e6384, _e6380, (_e6368 && (_e6373 != 0u))));
                                     }
-                                    let _e6622 = active_533_;
-                                    if _e6622 {
-                                        let _e6624 = r459_;
-                                        r460_ = f32(_e6624);
-                                    }
-                                    let _e6628 = active_533_;
-                                    if _e6628 {
-                                        let _e6632 = mma_b_local1_[3i];
-                                        r461_ = _e6632;
+                                    let _e6389 = active_533_;
+                                    if _e6389 {
+                                        let _e6391 = r508_;
+                                        r509_ = f32(_e6391);
+                                        let _e6397 = mma_b_local1_[3i];
+                                        r510_ = _e6397;
                                     }
                                     workgroupBarrier();
-                                    let _e6635 = r461_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6635);
-                                    let _e6646 = active_533_;
-                                    lane_active[local_index] = u32(_e6646);
+                                    let _e6400 = r510_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6400);
+                                    let _e6411 = active_533_;
+                                    lane_active[local_index] = u32(_e6411);
                                     workgroupBarrier();
-                                    let _e6649 = active_533_;
-                                    if _e6649 {
-                                        let _e6655 = i32(local_index);
-                                        let _e6658 = r453_;
-                                        let _e6662 = (((_e6658 % 32i) + 32i) % 32i);
-                                        let _e6667 = ((_e6655 - (i32(local_index) % 32i)) + _e6662);
-                                        let _e6670 = (((_e6662 >= 0i) && (_e6662 < 32i)) && (_e6667 < 256i));
-                                        let _e6671 = select(_e6655, _e6667, _e6670);
-                                        let _e6675 = lane_active[bitcast<u32>(_e6671)];
-                                        let _e6682 = lane_values[bitcast<u32>(_e6671)];
-                                        let _e6686 = lane_values[bitcast<u32>(_e6655)];
-                                        r462_ = bitcast<f32>(select(_e6686, _e6682, (_e6670 && (_e6675 != 0u))));
-                                    }
-                                    let _e6691 = active_533_;
-                                    if _e6691 {
-                                        let _e6693 = r462_;
-                                        r463_ = f32(_e6693);
-                                    }
-                                    let _e6697 = active_533_;
-                                    if _e6697 {
-                                        let _e6701 = mma_b_local1_[3i];
-                                        r464_ = _e6701;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6704 = r464_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6704);
-                                    let _e6715 = active_533_;
-                                    lane_active[local_index] = u32(_e6715);
-                                    workgroupBarrier();
-                                    let _e6718 = active_533_;
-                                    if _e6718 {
-                                        let _e6724 = i32(local_index);
-                                        let _e6727 = r454_;
-                                        let _e6731 = (((_e6727 % 32i) + 32i) % 32i);
-                                        let _e6736 = ((_e6724 - (i32(local_index) % 32i)) + _e6731);
-                                        let _e6739 = (((_e6731 >= 0i) && (_e6731 < 32i)) && (_e6736 < 256i));
-                                        let _e6740 = select(_e6724, _e6736, _e6739);
-                                        let _e6744 = lane_active[bitcast<u32>(_e6740)];
-                                        let _e6751 = lane_values[bitcast<u32>(_e6740)];
-                                        let _e6755 = lane_values[bitcast<u32>(_e6724)];
-                                        r465_ = bitcast<f32>(select(_e6755, _e6751, (_e6739 && (_e6744 != 0u))));
-                                    }
-                                    let _e6760 = active_533_;
-                                    if _e6760 {
-                                        let _e6762 = r465_;
-                                        r466_ = f32(_e6762);
-                                    }
-                                    let _e6766 = active_533_;
-                                    if _e6766 {
-                                        let _e6768 = r457_;
-                                        let _e6770 = r463_;
-                                        r467_ = (_e6768 * _e6770);
-                                    }
-                                    let _e6774 = active_533_;
-                                    if _e6774 {
-                                        let _e6776 = r445_;
-                                        let _e6778 = r467_;
-                                        r468_ = (_e6776 + _e6778);
-                                    }
-                                    let _e6782 = active_533_;
-                                    if _e6782 {
-                                        let _e6784 = r457_;
-                                        let _e6786 = r466_;
-                                        r469_ = (_e6784 * _e6786);
-                                    }
-                                    let _e6790 = active_533_;
-                                    if _e6790 {
-                                        let _e6792 = r447_;
-                                        let _e6794 = r469_;
-                                        r470_ = (_e6792 + _e6794);
-                                    }
-                                    let _e6798 = active_533_;
-                                    if _e6798 {
-                                        let _e6800 = r460_;
-                                        let _e6802 = r463_;
-                                        r471_ = (_e6800 * _e6802);
-                                    }
-                                    let _e6806 = active_533_;
-                                    if _e6806 {
-                                        let _e6808 = r449_;
-                                        let _e6810 = r471_;
-                                        r472_ = (_e6808 + _e6810);
-                                    }
-                                    let _e6814 = active_533_;
-                                    if _e6814 {
-                                        let _e6816 = r460_;
-                                        let _e6818 = r466_;
-                                        r473_ = (_e6816 * _e6818);
-                                    }
-                                    let _e6822 = active_533_;
-                                    if _e6822 {
-                                        let _e6824 = r451_;
-                                        let _e6826 = r473_;
-                                        r474_ = (_e6824 + _e6826);
-                                    }
-                                    let _e6830 = active_533_;
-                                    if _e6830 {
-                                        let _e6832 = r155_;
-                                        r475_ = (_e6832 + 3i);
-                                    }
-                                    let _e6837 = active_533_;
-                                    if _e6837 {
-                                        let _e6839 = r156_;
-                                        r476_ = (_e6839 + 3i);
-                                    }
-                                    let _e6844 = active_533_;
-                                    if _e6844 {
-                                        let _e6846 = r476_;
-                                        r477_ = (_e6846 + 4i);
-                                    }
-                                    let _e6851 = active_533_;
-                                    if _e6851 {
-                                        let _e6855 = mma_a_local0_[4i];
-                                        r478_ = _e6855;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6858 = r478_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6858);
-                                    let _e6869 = active_533_;
-                                    lane_active[local_index] = u32(_e6869);
-                                    workgroupBarrier();
-                                    let _e6872 = active_533_;
-                                    if _e6872 {
-                                        let _e6878 = i32(local_index);
-                                        let _e6881 = r475_;
-                                        let _e6885 = (((_e6881 % 32i) + 32i) % 32i);
-                                        let _e6890 = ((_e6878 - (i32(local_index) % 32i)) + _e6885);
-                                        let _e6893 = (((_e6885 >= 0i) && (_e6885 < 32i)) && (_e6890 < 256i));
-                                        let _e6894 = select(_e6878, _e6890, _e6893);
-                                        let _e6898 = lane_active[bitcast<u32>(_e6894)];
-                                        let _e6905 = lane_values[bitcast<u32>(_e6894)];
-                                        let _e6909 = lane_values[bitcast<u32>(_e6878)];
-                                        r479_ = bitcast<f32>(select(_e6909, _e6905, (_e6893 && (_e6898 != 0u))));
-                                    }
-                                    let _e6914 = active_533_;
-                                    if _e6914 {
-                                        let _e6916 = r479_;
-                                        r480_ = f32(_e6916);
-                                    }
-                                    let _e6920 = active_533_;
-                                    if _e6920 {
-                                        let _e6924 = mma_a_local0_[6i];
-                                        r481_ = _e6924;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6927 = r481_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6927);
-                                    let _e6938 = active_533_;
-                                    lane_active[local_index] = u32(_e6938);
-                                    workgroupBarrier();
-                                    let _e6941 = active_533_;
-                                    if _e6941 {
-                                        let _e6947 = i32(local_index);
-                                        let _e6950 = r475_;
-                                        let _e6954 = (((_e6950 % 32i) + 32i) % 32i);
-                                        let _e6959 = ((_e6947 - (i32(local_index) % 32i)) + _e6954);
-                                        let _e6962 = (((_e6954 >= 0i) && (_e6954 < 32i)) && (_e6959 < 256i));
-                                        let _e6963 = select(_e6947, _e6959, _e6962);
-                                        let _e6967 = lane_active[bitcast<u32>(_e6963)];
-                                        let _e6974 = lane_values[bitcast<u32>(_e6963)];
-                                        let _e6978 = lane_values[bitcast<u32>(_e6947)];
-                                        r482_ = bitcast<f32>(select(_e6978, _e6974, (_e6962 && (_e6967 != 0u))));
-                                    }
-                                    let _e6983 = active_533_;
-                                    if _e6983 {
-                                        let _e6985 = r482_;
-                                        r483_ = f32(_e6985);
-                                    }
-                                    let _e6989 = active_533_;
-                                    if _e6989 {
-                                        let _e6993 = mma_b_local1_[2i];
-                                        r484_ = _e6993;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6996 = r484_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6996);
-                                    let _e7007 = active_533_;
-                                    lane_active[local_index] = u32(_e7007);
-                                    workgroupBarrier();
-                                    let _e7010 = active_533_;
-                                    if _e7010 {
-                                        let _e7016 = i32(local_index);
-                                        let _e7019 = r476_;
-                                        let _e7023 = (((_e7019 % 32i) + 32i) % 32i);
-                                        let _e7028 = ((_e7016 - (i32(local_index) % 32i)) + _e7023);
-                                        let _e7031 = (((_e7023 >= 0i) && (_e7023 < 32i)) && (_e7028 < 256i));
-                                        let _e7032 = select(_e7016, _e7028, _e7031);
-                                        let _e7036 = lane_active[bitcast<u32>(_e7032)];
-                                        let _e7043 = lane_values[bitcast<u32>(_e7032)];
-                                        let _e7047 = lane_values[bitcast<u32>(_e7016)];
-                                        r485_ = bitcast<f32>(select(_e7047, _e7043, (_e7031 && (_e7036 != 0u))));
-                                    }
-                                    let _e7052 = active_533_;
-                                    if _e7052 {
-                                        let _e7054 = r485_;
-                                        r486_ = f32(_e7054);
-                                    }
-                                    let _e7058 = active_533_;
-                                    if _e7058 {
-                                        let _e7062 = mma_b_local1_[2i];
-                                        r487_ = _e7062;
-                                    }
-                                    workgroupBarrier();
-                                    let _e7065 = r487_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7065);
-                                    let _e7076 = active_533_;
-                                    lane_active[local_index] = u32(_e7076);
-                                    workgroupBarrier();
-                                    let _e7079 = active_533_;
-                                    if _e7079 {
-                                        let _e7085 = i32(local_index);
-                                        let _e7088 = r477_;
-                                        let _e7092 = (((_e7088 % 32i) + 32i) % 32i);
-                                        let _e7097 = ((_e7085 - (i32(local_index) % 32i)) + _e7092);
-                                        let _e7100 = (((_e7092 >= 0i) && (_e7092 < 32i)) && (_e7097 < 256i));
-                                        let _e7101 = select(_e7085, _e7097, _e7100);
-                                        let _e7105 = lane_active[bitcast<u32>(_e7101)];
-                                        let _e7112 = lane_values[bitcast<u32>(_e7101)];
-                                        let _e7116 = lane_values[bitcast<u32>(_e7085)];
-                                        r488_ = bitcast<f32>(select(_e7116, _e7112, (_e7100 && (_e7105 != 0u))));
-                                    }
-                                    let _e7121 = active_533_;
-                                    if _e7121 {
-                                        let _e7123 = r488_;
-                                        r489_ = f32(_e7123);
-                                    }
-                                    let _e7127 = active_533_;
-                                    if _e7127 {
-                                        let _e7129 = r480_;
-                                        let _e7131 = r486_;
-                                        r490_ = (_e7129 * _e7131);
-                                    }
-                                    let _e7135 = active_533_;
-                                    if _e7135 {
-                                        let _e7137 = r468_;
-                                        let _e7139 = r490_;
-                                        r491_ = (_e7137 + _e7139);
-                                    }
-                                    let _e7143 = active_533_;
-                                    if _e7143 {
-                                        let _e7145 = r480_;
-                                        let _e7147 = r489_;
-                                        r492_ = (_e7145 * _e7147);
-                                    }
-                                    let _e7151 = active_533_;
-                                    if _e7151 {
-                                        let _e7153 = r470_;
-                                        let _e7155 = r492_;
-                                        r493_ = (_e7153 + _e7155);
-                                    }
-                                    let _e7159 = active_533_;
-                                    if _e7159 {
-                                        let _e7161 = r483_;
-                                        let _e7163 = r486_;
-                                        r494_ = (_e7161 * _e7163);
-                                    }
-                                    let _e7167 = active_533_;
-                                    if _e7167 {
-                                        let _e7169 = r472_;
-                                        let _e7171 = r494_;
-                                        r495_ = (_e7169 + _e7171);
-                                    }
-                                    let _e7175 = active_533_;
-                                    if _e7175 {
-                                        let _e7177 = r483_;
-                                        let _e7179 = r489_;
-                                        r496_ = (_e7177 * _e7179);
-                                    }
-                                    let _e7183 = active_533_;
-                                    if _e7183 {
-                                        let _e7185 = r474_;
-                                        let _e7187 = r496_;
-                                        r497_ = (_e7185 + _e7187);
-                                    }
-                                    let _e7191 = active_533_;
-                                    if _e7191 {
-                                        let _e7193 = r155_;
-                                        r498_ = (_e7193 + 3i);
-                                    }
-                                    let _e7198 = active_533_;
-                                    if _e7198 {
-                                        let _e7200 = r156_;
-                                        r499_ = (_e7200 + 3i);
-                                    }
-                                    let _e7205 = active_533_;
-                                    if _e7205 {
-                                        let _e7207 = r499_;
-                                        r500_ = (_e7207 + 4i);
-                                    }
-                                    let _e7212 = active_533_;
-                                    if _e7212 {
-                                        let _e7216 = mma_a_local0_[5i];
-                                        r501_ = _e7216;
-                                    }
-                                    workgroupBarrier();
-                                    let _e7219 = r501_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7219);
-                                    let _e7230 = active_533_;
-                                    lane_active[local_index] = u32(_e7230);
-                                    workgroupBarrier();
-                                    let _e7233 = active_533_;
-                                    if _e7233 {
-                                        let _e7239 = i32(local_index);
-                                        let _e7242 = r498_;
-                                        let _e7246 = (((_e7242 % 32i) + 32i) % 32i);
-                                        let _e7251 = ((_e7239 - (i32(local_index) % 32i)) + _e7246);
-                                        let _e7254 = (((_e7246 >= 0i) && (_e7246 < 32i)) && (_e7251 < 256i));
-                                        let _e7255 = select(_e7239, _e7251, _e7254);
-                                        let _e7259 = lane_active[bitcast<u32>(_e7255)];
-                                        let _e7266 = lane_values[bitcast<u32>(_e7255)];
-                                        let _e7270 = lane_values[bitcast<u32>(_e7239)];
-                                        r502_ = bitcast<f32>(select(_e7270, _e7266, (_e7254 && (_e7259 != 0u))));
-                                    }
-                                    let _e7275 = active_533_;
-                                    if _e7275 {
-                                        let _e7277 = r502_;
-                                        r503_ = f32(_e7277);
-                                    }
-                                    let _e7281 = active_533_;
-                                    if _e7281 {
-                                        let _e7285 = mma_a_local0_[7i];
-                                        r504_ = _e7285;
-                                    }
-                                    workgroupBarrier();
-                                    let _e7288 = r504_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7288);
-                                    let _e7299 = active_533_;
-                                    lane_active[local_index] = u32(_e7299);
-                                    workgroupBarrier();
-                                    let _e7302 = active_533_;
-                                    if _e7302 {
-                                        let _e7308 = i32(local_index);
-                                        let _e7311 = r498_;
-                                        let _e7315 = (((_e7311 % 32i) + 32i) % 32i);
-                                        let _e7320 = ((_e7308 - (i32(local_index) % 32i)) + _e7315);
-                                        let _e7323 = (((_e7315 >= 0i) && (_e7315 < 32i)) && (_e7320 < 256i));
-                                        let _e7324 = select(_e7308, _e7320, _e7323);
-                                        let _e7328 = lane_active[bitcast<u32>(_e7324)];
-                                        let _e7335 = lane_values[bitcast<u32>(_e7324)];
-                                        let _e7339 = lane_values[bitcast<u32>(_e7308)];
-                                        r505_ = bitcast<f32>(select(_e7339, _e7335, (_e7323 && (_e7328 != 0u))));
-                                    }
-                                    let _e7344 = active_533_;
-                                    if _e7344 {
-                                        let _e7346 = r505_;
-                                        r506_ = f32(_e7346);
-                                    }
-                                    let _e7350 = active_533_;
-                                    if _e7350 {
-                                        let _e7354 = mma_b_local1_[3i];
-                                        r507_ = _e7354;
-                                    }
-                                    workgroupBarrier();
-                                    let _e7357 = r507_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7357);
-                                    let _e7368 = active_533_;
-                                    lane_active[local_index] = u32(_e7368);
-                                    workgroupBarrier();
-                                    let _e7371 = active_533_;
-                                    if _e7371 {
-                                        let _e7377 = i32(local_index);
-                                        let _e7380 = r499_;
-                                        let _e7384 = (((_e7380 % 32i) + 32i) % 32i);
-                                        let _e7389 = ((_e7377 - (i32(local_index) % 32i)) + _e7384);
-                                        let _e7392 = (((_e7384 >= 0i) && (_e7384 < 32i)) && (_e7389 < 256i));
-                                        let _e7393 = select(_e7377, _e7389, _e7392);
-                                        let _e7397 = lane_active[bitcast<u32>(_e7393)];
-                                        let _e7404 = lane_values[bitcast<u32>(_e7393)];
-                                        let _e7408 = lane_values[bitcast<u32>(_e7377)];
-                                        r508_ = bitcast<f32>(select(_e7408, _e7404, (_e7392 && (_e7397 != 0u))));
-                                    }
-                                    let _e7413 = active_533_;
-                                    if _e7413 {
-                                        let _e7415 = r508_;
-                                        r509_ = f32(_e7415);
-                                    }
-                                    let _e7419 = active_533_;
-                                    if _e7419 {
-                                        let _e7423 = mma_b_local1_[3i];
-                                        r510_ = _e7423;
-                                    }
-                                    workgroupBarrier();
-                                    let _e7426 = r510_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7426);
-                                    let _e7437 = active_533_;
-                                    lane_active[local_index] = u32(_e7437);
-                                    workgroupBarrier();
-                                    let _e7440 = active_533_;
-                                    if _e7440 {
-                                        let _e7446 = i32(local_index);
-                                        let _e7449 = r500_;
-                                        let _e7453 = (((_e7449 % 32i) + 32i) % 32i);
-                                        let _e7458 = ((_e7446 - (i32(local_index) % 32i)) + _e7453);
-                                        let _e7461 = (((_e7453 >= 0i) && (_e7453 < 32i)) && (_e7458 < 256i));
-                                        let _e7462 = select(_e7446, _e7458, _e7461);
-                                        let _e7466 = lane_active[bitcast<u32>(_e7462)];
-                                        let _e7473 = lane_values[bitcast<u32>(_e7462)];
-                                        let _e7477 = lane_values[bitcast<u32>(_e7446)];
-                                        r511_ = bitcast<f32>(select(_e7477, _e7473, (_e7461 && (_e7466 != 0u))));
-                                    }
-                                    let _e7482 = active_533_;
-                                    if _e7482 {
-                                        let _e7484 = r511_;
-                                        r512_ = f32(_e7484);
-                                    }
-                                    let _e7488 = active_533_;
-                                    if _e7488 {
-                                        let _e7490 = r503_;
-                                        let _e7492 = r509_;
-                                        r513_ = (_e7490 * _e7492);
-                                    }
-                                    let _e7496 = active_533_;
-                                    if _e7496 {
-                                        let _e7498 = r491_;
-                                        let _e7500 = r513_;
-                                        r514_ = (_e7498 + _e7500);
-                                    }
-                                    let _e7504 = active_533_;
-                                    if _e7504 {
-                                        let _e7506 = r503_;
-                                        let _e7508 = r512_;
-                                        r515_ = (_e7506 * _e7508);
-                                    }
-                                    let _e7512 = active_533_;
-                                    if _e7512 {
-                                        let _e7514 = r493_;
-                                        let _e7516 = r515_;
-                                        r516_ = (_e7514 + _e7516);
-                                    }
-                                    let _e7520 = active_533_;
-                                    if _e7520 {
-                                        let _e7522 = r506_;
-                                        let _e7524 = r509_;
-                                        r517_ = (_e7522 * _e7524);
-                                    }
-                                    let _e7528 = active_533_;
-                                    if _e7528 {
-                                        let _e7530 = r495_;
-                                        let _e7532 = r517_;
-                                        r518_ = (_e7530 + _e7532);
-                                    }
-                                    let _e7536 = active_533_;
-                                    if _e7536 {
-                                        let _e7538 = r506_;
-                                        let _e7540 = r512_;
-                                        r519_ = (_e7538 * _e7540);
-                                    }
-                                    let _e7544 = active_533_;
-                                    if _e7544 {
-                                        let _e7546 = r497_;
-                                        let _e7548 = r519_;
-                                        r520_ = (_e7546 + _e7548);
-                                    }
-                                    let _e7552 = active_533_;
-                                    if _e7552 {
-                                        let _e7556 = mma_c_local2_[0i];
-                                        r521_ = _e7556;
-                                    }
-                                    let _e7559 = active_533_;
-                                    if _e7559 {
-                                        let _e7561 = r521_;
-                                        let _e7563 = r514_;
-                                        r522_ = (_e7561 + _e7563);
-                                    }
-                                    let _e7567 = active_533_;
-                                    if _e7567 {
-                                        let _e7571 = mma_c_local2_[1i];
-                                        r523_ = _e7571;
-                                    }
-                                    let _e7574 = active_533_;
-                                    if _e7574 {
-                                        let _e7576 = r523_;
-                                        let _e7578 = r516_;
-                                        r524_ = (_e7576 + _e7578);
-                                    }
-                                    let _e7582 = active_533_;
-                                    if _e7582 {
-                                        let _e7586 = mma_c_local2_[2i];
-                                        r525_ = _e7586;
-                                    }
-                                    let _e7589 = active_533_;
-                                    if _e7589 {
-                                        let _e7591 = r525_;
-                                        let _e7593 = r518_;
-                                        r526_ = (_e7591 + _e7593);
-                                    }
-                                    let _e7597 = active_533_;
-                                    if _e7597 {
-                                        let _e7601 = mma_c_local2_[3i];
-                                        r527_ = _e7601;
-                                    }
-                                    let _e7604 = active_533_;
-                                    if _e7604 {
-                                        let _e7606 = r527_;
-                                        let _e7608 = r520_;
-                                        r528_ = (_e7606 + _e7608);
-                                    }
-                                    let _e7612 = active_533_;
-                                    if _e7612 {
-                                        let _e7614 = r522_;
-                                        mma_c_local2_[0i] = _e7614;
-                                    }
-                                    let _e7619 = active_533_;
-                                    if _e7619 {
-                                        let _e7621 = r524_;
-                                        mma_c_local2_[1i] = _e7621;
-                                    }
-                                    let _e7626 = active_533_;
-                                    if _e7626 {
-                                        let _e7628 = r526_;
-                                        mma_c_local2_[2i] = _e7628;
-                                    }
-                                    let _e7633 = active_533_;
-                                    if _e7633 {
-                                        let _e7635 = r528_;
-                                        mma_c_local2_[3i] = _e7635;
+                                    let _e6414 = active_533_;
+                                    if _e6414 {
+                                        let _e6420 = i32(local_index);
+                                        let _e6423 = r500_;
+                                        let _e6427 = (((_e6423 % 32i) + 32i) % 32i);
+                                        let _e6432 = ((_e6420 - (i32(local_index) % 32i)) + _e6427);
+                                        let _e6435 = (((_e6427 >= 0i) && (_e6427 < 32i)) && (_e6432 < 256i));
+                                        let _e6436 = select(_e6420, _e6432, _e6435);
+                                        let _e6440 = lane_active[bitcast<u32>(_e6436)];
+                                        let _e6447 = lane_values[bitcast<u32>(_e6436)];
+                                        let _e6451 = lane_values[bitcast<u32>(_e6420)];
+                                        r511_ = bitcast<f32>(select(_e6451, _e6447, (_e6435 && (_e6440 != 0u))));
+                                    }
+                                    let _e6456 = active_533_;
+                                    if _e6456 {
+                                        let _e6458 = r511_;
+                                        r512_ = f32(_e6458);
+                                        let _e6462 = r503_;
+                                        let _e6464 = r509_;
+                                        r513_ = (_e6462 * _e6464);
+                                        let _e6468 = r491_;
+                                        let _e6470 = r513_;
+                                        r514_ = (_e6468 + _e6470);
+                                        let _e6474 = r503_;
+                                        let _e6476 = r512_;
+                                        r515_ = (_e6474 * _e6476);
+                                        let _e6480 = r493_;
+                                        let _e6482 = r515_;
+                                        r516_ = (_e6480 + _e6482);
+                                        let _e6486 = r506_;
+                                        let _e6488 = r509_;
+                                        r517_ = (_e6486 * _e6488);
+                                        let _e6492 = r495_;
+                                        let _e6494 = r517_;
+                                        r518_ = (_e6492 + _e6494);
+                                        let _e6498 = r506_;
+                                        let _e6500 = r512_;
+                                        r519_ = (_e6498 * _e6500);
+                                        let _e6504 = r497_;
+                                        let _e6506 = r519_;
+                                        r520_ = (_e6504 + _e6506);
+                                        let _e6512 = mma_c_local2_[0i];
+                                        r521_ = _e6512;
+                                        let _e6515 = r521_;
+                                        let _e6517 = r514_;
+                                        r522_ = (_e6515 + _e6517);
+                                        let _e6523 = mma_c_local2_[1i];
+                                        r523_ = _e6523;
+                                        let _e6526 = r523_;
+                                        let _e6528 = r516_;
+                                        r524_ = (_e6526 + _e6528);
+                                        let _e6534 = mma_c_local2_[2i];
+                                        r525_ = _e6534;
+                                        let _e6537 = r525_;
+                                        let _e6539 = r518_;
+                                        r526_ = (_e6537 + _e6539);
+                                        let _e6545 = mma_c_local2_[3i];
+                                        r527_ = _e6545;
+                                        let _e6548 = r527_;
+                                        let _e6550 = r520_;
+                                        r528_ = (_e6548 + _e6550);
+                                        let _e6554 = r522_;
+                                        mma_c_local2_[0i] = _e6554;
+                                        let _e6559 = r524_;
+                                        mma_c_local2_[1i] = _e6559;
+                                        let _e6564 = r526_;
+                                        mma_c_local2_[2i] = _e6564;
+                                        let _e6569 = r528_;
+                                        mma_c_local2_[3i] = _e6569;
                                     }
                                 }
                                 continuing {
-                                    let _e7640 = entry_568_;
-                                    continued_570_ = false;
-                                    let _e7644 = exited_534_;
-                                    let _e7646 = broken_569_;
-                                    let _e7648 = continued_570_;
-                                    active_533_ = (_e7640 && !((_e7644 || (_e7646 || _e7648))));
+                                    let _e6574 = entry_553_;
+                                    continued_555_ = false;
+                                    let _e6578 = exited_534_;
+                                    let _e6580 = broken_554_;
+                                    let _e6582 = continued_555_;
+                                    active_533_ = (_e6574 && !((_e6578 || (_e6580 || _e6582))));
                                     {
-                                        let _e7655 = active_533_;
-                                        if _e7655 {
-                                            let _e7657 = k_54_;
-                                            k_54_ = (_e7657 + 1i);
+                                        let _e6589 = active_533_;
+                                        if _e6589 {
+                                            let _e6591 = k_54_;
+                                            k_54_ = (_e6591 + 1i);
                                         }
                                     }
                                 }
                             }
-                            let _e7662 = left_571_;
-                            if !(_e7662) {
+                            let _e6596 = left_556_;
+                            if !(_e6596) {
                                 loop_guard[0u] = 2147483654u;
                             }
-                            let _e7669 = entry_568_;
-                            let _e7671 = exited_534_;
-                            let _e7673 = broken_563_;
-                            let _e7675 = continued_564_;
-                            active_533_ = (_e7669 && !((_e7671 || (_e7673 || _e7675))));
-                            let _e7682 = active_533_;
-                            if _e7682 {
+                            let _e6603 = entry_553_;
+                            let _e6605 = exited_534_;
+                            let _e6607 = broken_548_;
+                            let _e6609 = continued_549_;
+                            active_533_ = (_e6603 && !((_e6605 || (_e6607 || _e6609))));
+                            let _e6616 = active_533_;
+                            if _e6616 {
                                 r89_ = (i32(local_index) % 32i);
-                            }
-                            let _e7689 = active_533_;
-                            if _e7689 {
-                                let _e7691 = r89_;
-                                r90_ = (_e7691 >> bitcast<u32>(2i));
-                            }
-                            let _e7697 = active_533_;
-                            if _e7697 {
-                                let _e7699 = r89_;
-                                r91_ = (_e7699 & 3i);
-                            }
-                            let _e7704 = active_533_;
-                            if _e7704 {
-                                let _e7706 = r91_;
-                                r92_ = (_e7706 << bitcast<u32>(1i));
-                            }
-                            let _e7712 = active_533_;
-                            if _e7712 {
-                                let _e7714 = r52_;
-                                let _e7716 = r90_;
-                                r93_ = (_e7714 + _e7716);
-                            }
-                            let _e7720 = active_533_;
-                            if _e7720 {
-                                let _e7722 = r53_;
-                                let _e7724 = r92_;
-                                r94_ = (_e7722 + _e7724);
-                            }
-                            let _e7728 = active_533_;
-                            if _e7728 {
-                                let _e7732 = mma_c_local2_[0i];
-                                r95_ = _e7732;
-                            }
-                            let _e7735 = active_533_;
-                            if _e7735 {
-                                let _e7737 = r95_;
-                                let _e7741 = r93_;
-                                let _e7743 = r94_;
-                                tile3_matmul[bitcast<u32>(((_e7741 * 32i) + _e7743))] = _e7737;
-                            }
-                            let _e7750 = active_533_;
-                            if _e7750 {
-                                let _e7752 = r94_;
-                                r96_ = (_e7752 + 1i);
-                            }
-                            let _e7757 = active_533_;
-                            if _e7757 {
-                                let _e7761 = mma_c_local2_[1i];
-                                r97_ = _e7761;
-                            }
-                            let _e7764 = active_533_;
-                            if _e7764 {
-                                let _e7766 = r97_;
-                                let _e7770 = r93_;
-                                let _e7772 = r96_;
-                                tile3_matmul[bitcast<u32>(((_e7770 * 32i) + _e7772))] = _e7766;
-                            }
-                            let _e7779 = active_533_;
-                            if _e7779 {
-                                let _e7781 = r93_;
-                                r98_ = (_e7781 + 8i);
-                            }
-                            let _e7786 = active_533_;
-                            if _e7786 {
-                                let _e7790 = mma_c_local2_[2i];
-                                r99_ = _e7790;
-                            }
-                            let _e7793 = active_533_;
-                            if _e7793 {
-                                let _e7795 = r99_;
-                                let _e7799 = r98_;
-                                let _e7801 = r94_;
-                                tile3_matmul[bitcast<u32>(((_e7799 * 32i) + _e7801))] = _e7795;
-                            }
-                            let _e7808 = active_533_;
-                            if _e7808 {
-                                let _e7812 = mma_c_local2_[3i];
-                                r100_ = _e7812;
-                            }
-                            let _e7815 = active_533_;
-                            if _e7815 {
-                                let _e7817 = r100_;
-                                let _e7821 = r98_;
-                                let _e7823 = r96_;
-                                tile3_matmul[bitcast<u32>(((_e7821 * 32i) + _e7823))] = _e7817;
+                                let _e6623 = r89_;
+                                r90_ = (_e6623 >> bitcast<u32>(2i));
+                                let _e6629 = r89_;
+                                r91_ = (_e6629 & 3i);
+                                let _e6634 = r91_;
+                                r92_ = (_e6634 << bitcast<u32>(1i));
+                                let _e6640 = r52_;
+                                let _e6642 = r90_;
+                                r93_ = (_e6640 + _e6642);
+                                let _e6646 = r53_;
+                                let _e6648 = r92_;
+                                r94_ = (_e6646 + _e6648);
+                                let _e6654 = mma_c_local2_[0i];
+                                r95_ = _e6654;
+                                let _e6657 = r95_;
+                                let _e6661 = r93_;
+                                let _e6663 = r94_;
+                                tile3_matmul[bitcast<u32>(((_e6661 * 32i) + _e6663))] = _e6657;
+                                let _e6670 = r94_;
+                                r96_ = (_e6670 + 1i);
+                                let _e6677 = mma_c_local2_[1i];
+                                r97_ = _e6677;
+                                let _e6680 = r97_;
+                                let _e6684 = r93_;
+                                let _e6686 = r96_;
+                                tile3_matmul[bitcast<u32>(((_e6684 * 32i) + _e6686))] = _e6680;
+                                let _e6693 = r93_;
+                                r98_ = (_e6693 + 8i);
+                                let _e6700 = mma_c_local2_[2i];
+                                r99_ = _e6700;
+                                let _e6703 = r99_;
+                                let _e6707 = r98_;
+                                let _e6709 = r94_;
+                                tile3_matmul[bitcast<u32>(((_e6707 * 32i) + _e6709))] = _e6703;
+                                let _e6718 = mma_c_local2_[3i];
+                                r100_ = _e6718;
+                                let _e6721 = r100_;
+                                let _e6725 = r98_;
+                                let _e6727 = r96_;
+                                tile3_matmul[bitcast<u32>(((_e6725 * 32i) + _e6727))] = _e6721;
                             }
                         }
                         continuing {
-                            let _e7830 = entry_562_;
-                            continued_564_ = false;
-                            let _e7834 = exited_534_;
-                            let _e7836 = broken_563_;
-                            let _e7838 = continued_564_;
-                            active_533_ = (_e7830 && !((_e7834 || (_e7836 || _e7838))));
+                            let _e6734 = entry_547_;
+                            continued_549_ = false;
+                            let _e6738 = exited_534_;
+                            let _e6740 = broken_548_;
+                            let _e6742 = continued_549_;
+                            active_533_ = (_e6734 && !((_e6738 || (_e6740 || _e6742))));
                             {
-                                let _e7845 = active_533_;
-                                if _e7845 {
-                                    let _e7847 = block_45_;
-                                    let _e7849 = r44_;
-                                    block_45_ = (_e7847 + _e7849);
+                                let _e6749 = active_533_;
+                                if _e6749 {
+                                    let _e6751 = block_45_;
+                                    let _e6753 = r44_;
+                                    block_45_ = (_e6751 + _e6753);
                                 }
                             }
                         }
                     }
-                    let _e7853 = left_565_;
-                    if !(_e7853) {
+                    let _e6757 = left_550_;
+                    if !(_e6757) {
                         loop_guard[0u] = 2147483653u;
                     }
-                    let _e7860 = entry_562_;
-                    let _e7862 = exited_534_;
-                    let _e7864 = broken_543_;
-                    let _e7866 = continued_544_;
-                    active_533_ = (_e7860 && !((_e7862 || (_e7864 || _e7866))));
+                    let _e6764 = entry_547_;
+                    let _e6766 = exited_534_;
+                    let _e6768 = broken_538_;
+                    let _e6770 = continued_539_;
+                    active_533_ = (_e6764 && !((_e6766 || (_e6768 || _e6770))));
                 }
-                let _e7873 = saved_560_;
-                let _e7875 = taken_561_;
-                let _e7879 = exited_534_;
-                let _e7881 = broken_543_;
-                let _e7883 = continued_544_;
-                active_533_ = ((_e7873 && !(_e7875)) && !((_e7879 || (_e7881 || _e7883))));
+                let _e6777 = saved_545_;
+                let _e6779 = taken_546_;
+                let _e6783 = exited_534_;
+                let _e6785 = broken_538_;
+                let _e6787 = continued_539_;
+                active_533_ = ((_e6777 && !(_e6779)) && !((_e6783 || (_e6785 || _e6787))));
                 {
-                    let _e7890 = active_533_;
-                    if _e7890 {
+                    let _e6794 = active_533_;
+                    if _e6794 {
                         r101_ = 256i;
-                    }
-                    let _e7894 = active_533_;
-                    if _e7894 {
                         e_102_ = i32(local_index);
-                    }
-                    let _e7899 = active_533_;
-                    entry_574_ = _e7899;
-                    broken_575_ = false;
-                    left_577_ = false;
-                    loop {
-                        continued_576_ = false;
-                        let _e7909 = entry_574_;
-                        let _e7911 = exited_534_;
-                        let _e7913 = broken_575_;
-                        let _e7915 = continued_576_;
-                        active_533_ = (_e7909 && !((_e7911 || (_e7913 || _e7915))));
-                        let _e7922 = vote_number_535_;
-                        vote_number_535_ = (_e7922 + 1u);
-                        let _e7927 = active_533_;
-                        if _e7927 {
-                            let _e7930 = vote_number_535_;
-                            atomicMax((&workgroup_votes), _e7930);
-                        }
-                        workgroupBarrier();
-                        if (local_index == 0u) {
-                            let _e7935 = atomicLoad((&workgroup_votes));
-                            workgroup_any = _e7935;
-                        }
-                        let _e7938 = workgroupUniformLoad((&workgroup_any));
-                        let _e7940 = vote_number_535_;
-                        if (u32((_e7938 == _e7940)) == 0u) {
-                            left_577_ = true;
-                            break;
-                        }
-                        let _e7948 = active_533_;
-                        if _e7948 {
-                            let _e7958 = trips_532_;
-                            let _e7960 = (_e7958 + 1u);
-                            trips_532_ = _e7960;
-                            if (_e7960 > 4096u) {
+                        left_559_ = false;
+                        loop {
+                            let _e6810 = trips_532_;
+                            let _e6812 = (_e6810 + 1u);
+                            trips_532_ = _e6812;
+                            if (_e6812 > 4096u) {
                                 loop_guard[0u] = 7u;
-                                exited_534_ = true;
-                                active_533_ = false;
+                                left_559_ = true;
+                                break;
                             }
-                        }
-                        {
-                            let _e7964 = active_533_;
-                            if _e7964 {
-                                let _e7966 = e_102_;
-                                r103_ = (_e7966 < 1024i);
-                            }
-                            let _e7971 = active_533_;
-                            if _e7971 {
-                                let _e7973 = r103_;
-                                r104_ = !(_e7973);
-                            }
-                            let _e7977 = active_533_;
-                            saved_578_ = _e7977;
-                            let _e7980 = r104_;
-                            let _e7982 = saved_578_;
-                            let _e7983 = (_e7982 && _e7980);
-                            taken_579_ = _e7983;
-                            active_533_ = _e7983;
                             {
-                                let _e7987 = active_533_;
-                                let _e7989 = broken_575_;
-                                broken_575_ = (_e7989 || _e7987);
-                                active_533_ = false;
-                            }
-                            let _e7995 = saved_578_;
-                            let _e7997 = taken_579_;
-                            let _e8001 = exited_534_;
-                            let _e8003 = broken_575_;
-                            let _e8005 = continued_576_;
-                            active_533_ = ((_e7995 && !(_e7997)) && !((_e8001 || (_e8003 || _e8005))));
-                            {
-                            }
-                            let _e8012 = saved_578_;
-                            let _e8014 = exited_534_;
-                            let _e8016 = broken_575_;
-                            let _e8018 = continued_576_;
-                            active_533_ = (_e8012 && !((_e8014 || (_e8016 || _e8018))));
-                            let _e8025 = active_533_;
-                            if _e8025 {
-                                let _e8027 = e_102_;
-                                r105_ = (_e8027 / 32i);
-                            }
-                            let _e8032 = active_533_;
-                            if _e8032 {
-                                let _e8034 = r105_;
-                                r106_ = (_e8034 % 32i);
-                            }
-                            let _e8039 = active_533_;
-                            if _e8039 {
-                                let _e8041 = e_102_;
-                                r107_ = (_e8041 / 1i);
-                            }
-                            let _e8046 = active_533_;
-                            if _e8046 {
-                                let _e8048 = r107_;
-                                r108_ = (_e8048 % 32i);
-                            }
-                            let _e8053 = active_533_;
-                            if _e8053 {
-                                acc_109_ = 0f;
-                            }
-                            let _e8057 = active_533_;
-                            if _e8057 {
-                                k_110_ = 0i;
-                            }
-                            let _e8061 = active_533_;
-                            entry_580_ = _e8061;
-                            broken_581_ = false;
-                            left_583_ = false;
-                            loop {
-                                continued_582_ = false;
-                                let _e8071 = entry_580_;
-                                let _e8073 = exited_534_;
-                                let _e8075 = broken_581_;
-                                let _e8077 = continued_582_;
-                                active_533_ = (_e8071 && !((_e8073 || (_e8075 || _e8077))));
-                                let _e8084 = vote_number_535_;
-                                vote_number_535_ = (_e8084 + 1u);
-                                let _e8089 = active_533_;
-                                if _e8089 {
-                                    let _e8092 = vote_number_535_;
-                                    atomicMax((&workgroup_votes), _e8092);
-                                }
-                                workgroupBarrier();
-                                if (local_index == 0u) {
-                                    let _e8097 = atomicLoad((&workgroup_votes));
-                                    workgroup_any = _e8097;
-                                }
-                                let _e8100 = workgroupUniformLoad((&workgroup_any));
-                                let _e8102 = vote_number_535_;
-                                if (u32((_e8100 == _e8102)) == 0u) {
-                                    left_583_ = true;
+                                let _e6816 = e_102_;
+                                r103_ = (_e6816 < 1024i);
+                                let _e6821 = r103_;
+                                r104_ = !(_e6821);
+                                let _e6825 = r104_;
+                                if _e6825 {
+                                    left_559_ = true;
                                     break;
                                 }
-                                let _e8110 = active_533_;
-                                if _e8110 {
-                                    let _e8120 = trips_532_;
-                                    let _e8122 = (_e8120 + 1u);
-                                    trips_532_ = _e8122;
-                                    if (_e8122 > 4096u) {
+                                let _e6829 = e_102_;
+                                r105_ = (_e6829 / 32i);
+                                let _e6834 = r105_;
+                                r106_ = (_e6834 % 32i);
+                                let _e6839 = e_102_;
+                                r107_ = (_e6839 / 1i);
+                                let _e6844 = r107_;
+                                r108_ = (_e6844 % 32i);
+                                acc_109_ = 0f;
+                                k_110_ = 0i;
+                                left_560_ = false;
+                                loop {
+                                    let _e6862 = trips_532_;
+                                    let _e6864 = (_e6862 + 1u);
+                                    trips_532_ = _e6864;
+                                    if (_e6864 > 4096u) {
                                         loop_guard[0u] = 8u;
-                                        exited_534_ = true;
-                                        active_533_ = false;
+                                        left_560_ = true;
+                                        break;
                                     }
-                                }
-                                {
-                                    let _e8126 = active_533_;
-                                    if _e8126 {
-                                        let _e8128 = k_110_;
-                                        r111_ = (_e8128 < 2i);
-                                    }
-                                    let _e8133 = active_533_;
-                                    if _e8133 {
-                                        let _e8135 = r111_;
-                                        r112_ = !(_e8135);
-                                    }
-                                    let _e8139 = active_533_;
-                                    saved_584_ = _e8139;
-                                    let _e8142 = r112_;
-                                    let _e8144 = saved_584_;
-                                    let _e8145 = (_e8144 && _e8142);
-                                    taken_585_ = _e8145;
-                                    active_533_ = _e8145;
                                     {
-                                        let _e8149 = active_533_;
-                                        let _e8151 = broken_581_;
-                                        broken_581_ = (_e8151 || _e8149);
-                                        active_533_ = false;
-                                    }
-                                    let _e8157 = saved_584_;
-                                    let _e8159 = taken_585_;
-                                    let _e8163 = exited_534_;
-                                    let _e8165 = broken_581_;
-                                    let _e8167 = continued_582_;
-                                    active_533_ = ((_e8157 && !(_e8159)) && !((_e8163 || (_e8165 || _e8167))));
-                                    {
-                                    }
-                                    let _e8174 = saved_584_;
-                                    let _e8176 = exited_534_;
-                                    let _e8178 = broken_581_;
-                                    let _e8180 = continued_582_;
-                                    active_533_ = (_e8174 && !((_e8176 || (_e8178 || _e8180))));
-                                    let _e8187 = active_533_;
-                                    if _e8187 {
-                                        let _e8189 = k_110_;
-                                        r113_ = (_e8189 * 16i);
-                                    }
-                                    let _e8194 = active_533_;
-                                    if _e8194 {
-                                        let _e8198 = r106_;
-                                        let _e8200 = r113_;
-                                        let _e8206 = tile1_A_tile[bitcast<u32>(((_e8198 * 32i) + _e8200))];
-                                        r115_ = _e8206;
-                                    }
-                                    let _e8209 = active_533_;
-                                    if _e8209 {
-                                        let _e8213 = r113_;
-                                        let _e8215 = r108_;
-                                        let _e8221 = tile2_B_tile[bitcast<u32>(((_e8213 * 32i) + _e8215))];
-                                        r116_ = _e8221;
-                                    }
-                                    let _e8224 = active_533_;
-                                    if _e8224 {
-                                        let _e8226 = r115_;
-                                        r117_ = _e8226;
-                                    }
-                                    let _e8229 = active_533_;
-                                    if _e8229 {
-                                        let _e8231 = r116_;
-                                        r118_ = _e8231;
-                                    }
-                                    let _e8234 = active_533_;
-                                    if _e8234 {
-                                        let _e8236 = r117_;
-                                        let _e8238 = r118_;
-                                        r119_ = (_e8236 * _e8238);
-                                    }
-                                    let _e8242 = active_533_;
-                                    if _e8242 {
-                                        let _e8244 = r119_;
-                                        sum_114_ = _e8244;
-                                    }
-                                    let _e8247 = active_533_;
-                                    if _e8247 {
-                                        let _e8249 = r113_;
-                                        r120_ = (_e8249 + 1i);
-                                    }
-                                    let _e8254 = active_533_;
-                                    if _e8254 {
-                                        k_121_ = 0i;
-                                    }
-                                    let _e8258 = active_533_;
-                                    entry_586_ = _e8258;
-                                    broken_587_ = false;
-                                    left_589_ = false;
-                                    loop {
-                                        continued_588_ = false;
-                                        let _e8268 = entry_586_;
-                                        let _e8270 = exited_534_;
-                                        let _e8272 = broken_587_;
-                                        let _e8274 = continued_588_;
-                                        active_533_ = (_e8268 && !((_e8270 || (_e8272 || _e8274))));
-                                        let _e8281 = vote_number_535_;
-                                        vote_number_535_ = (_e8281 + 1u);
-                                        let _e8286 = active_533_;
-                                        if _e8286 {
-                                            let _e8289 = vote_number_535_;
-                                            atomicMax((&workgroup_votes), _e8289);
-                                        }
-                                        workgroupBarrier();
-                                        if (local_index == 0u) {
-                                            let _e8294 = atomicLoad((&workgroup_votes));
-                                            workgroup_any = _e8294;
-                                        }
-                                        let _e8297 = workgroupUniformLoad((&workgroup_any));
-                                        let _e8299 = vote_number_535_;
-                                        if (u32((_e8297 == _e8299)) == 0u) {
-                                            left_589_ = true;
+                                        let _e6868 = k_110_;
+                                        r111_ = (_e6868 < 2i);
+                                        let _e6873 = r111_;
+                                        r112_ = !(_e6873);
+                                        let _e6877 = r112_;
+                                        if _e6877 {
+                                            left_560_ = true;
                                             break;
                                         }
-                                        let _e8307 = active_533_;
-                                        if _e8307 {
-                                            let _e8317 = trips_532_;
-                                            let _e8319 = (_e8317 + 1u);
-                                            trips_532_ = _e8319;
-                                            if (_e8319 > 4096u) {
+                                        let _e6881 = k_110_;
+                                        r113_ = (_e6881 * 16i);
+                                        let _e6888 = r106_;
+                                        let _e6890 = r113_;
+                                        let _e6896 = tile1_A_tile[bitcast<u32>(((_e6888 * 32i) + _e6890))];
+                                        r115_ = _e6896;
+                                        let _e6901 = r113_;
+                                        let _e6903 = r108_;
+                                        let _e6909 = tile2_B_tile[bitcast<u32>(((_e6901 * 32i) + _e6903))];
+                                        r116_ = _e6909;
+                                        let _e6912 = r115_;
+                                        r117_ = _e6912;
+                                        let _e6915 = r116_;
+                                        r118_ = _e6915;
+                                        let _e6918 = r117_;
+                                        let _e6920 = r118_;
+                                        r119_ = (_e6918 * _e6920);
+                                        let _e6924 = r119_;
+                                        sum_114_ = _e6924;
+                                        let _e6927 = r113_;
+                                        r120_ = (_e6927 + 1i);
+                                        k_121_ = 0i;
+                                        left_561_ = false;
+                                        loop {
+                                            let _e6943 = trips_532_;
+                                            let _e6945 = (_e6943 + 1u);
+                                            trips_532_ = _e6945;
+                                            if (_e6945 > 4096u) {
                                                 loop_guard[0u] = 9u;
-                                                exited_534_ = true;
-                                                active_533_ = false;
+                                                left_561_ = true;
+                                                break;
                                             }
-                                        }
-                                        {
-                                            let _e8323 = active_533_;
-                                            if _e8323 {
-                                                let _e8325 = k_121_;
-                                                r122_ = (_e8325 < 15i);
-                                            }
-                                            let _e8330 = active_533_;
-                                            if _e8330 {
-                                                let _e8332 = r122_;
-                                                r123_ = !(_e8332);
-                                            }
-                                            let _e8336 = active_533_;
-                                            saved_590_ = _e8336;
-                                            let _e8339 = r123_;
-                                            let _e8341 = saved_590_;
-                                            let _e8342 = (_e8341 && _e8339);
-                                            taken_591_ = _e8342;
-                                            active_533_ = _e8342;
                                             {
-                                                let _e8346 = active_533_;
-                                                let _e8348 = broken_587_;
-                                                broken_587_ = (_e8348 || _e8346);
-                                                active_533_ = false;
-                                            }
-                                            let _e8354 = saved_590_;
-                                            let _e8356 = taken_591_;
-                                            let _e8360 = exited_534_;
-                                            let _e8362 = broken_587_;
-                                            let _e8364 = continued_588_;
-                                            active_533_ = ((_e8354 && !(_e8356)) && !((_e8360 || (_e8362 || _e8364))));
-                                            {
-                                            }
-                                            let _e8371 = saved_590_;
-                                            let _e8373 = exited_534_;
-                                            let _e8375 = broken_587_;
-                                            let _e8377 = continued_588_;
-                                            active_533_ = (_e8371 && !((_e8373 || (_e8375 || _e8377))));
-                                            let _e8384 = active_533_;
-                                            if _e8384 {
-                                                let _e8386 = r120_;
-                                                let _e8388 = k_121_;
-                                                r124_ = (_e8386 + _e8388);
-                                            }
-                                            let _e8392 = active_533_;
-                                            if _e8392 {
-                                                let _e8396 = r106_;
-                                                let _e8398 = r124_;
-                                                let _e8404 = tile1_A_tile[bitcast<u32>(((_e8396 * 32i) + _e8398))];
-                                                r125_ = _e8404;
-                                            }
-                                            let _e8407 = active_533_;
-                                            if _e8407 {
-                                                let _e8411 = r124_;
-                                                let _e8413 = r108_;
-                                                let _e8419 = tile2_B_tile[bitcast<u32>(((_e8411 * 32i) + _e8413))];
-                                                r126_ = _e8419;
-                                            }
-                                            let _e8422 = active_533_;
-                                            if _e8422 {
-                                                let _e8424 = r125_;
-                                                r127_ = _e8424;
-                                            }
-                                            let _e8427 = active_533_;
-                                            if _e8427 {
-                                                let _e8429 = r126_;
-                                                r128_ = _e8429;
-                                            }
-                                            let _e8432 = active_533_;
-                                            if _e8432 {
-                                                let _e8434 = r127_;
-                                                let _e8436 = r128_;
-                                                r129_ = (_e8434 * _e8436);
-                                            }
-                                            let _e8440 = active_533_;
-                                            if _e8440 {
-                                                let _e8442 = sum_114_;
-                                                let _e8444 = r129_;
-                                                sum_114_ = (_e8442 + _e8444);
-                                            }
-                                        }
-                                        continuing {
-                                            let _e8448 = entry_586_;
-                                            continued_588_ = false;
-                                            let _e8452 = exited_534_;
-                                            let _e8454 = broken_587_;
-                                            let _e8456 = continued_588_;
-                                            active_533_ = (_e8448 && !((_e8452 || (_e8454 || _e8456))));
-                                            {
-                                                let _e8463 = active_533_;
-                                                if _e8463 {
-                                                    let _e8465 = k_121_;
-                                                    k_121_ = (_e8465 + 1i);
+                                                let _e6949 = k_121_;
+                                                r122_ = (_e6949 < 15i);
+                                                let _e6954 = r122_;
+                                                r123_ = !(_e6954);
+                                                let _e6958 = r123_;
+                                                if _e6958 {
+                                                    left_561_ = true;
+                                                    break;
                                                 }
+                                                let _e6962 = r120_;
+                                                let _e6964 = k_121_;
+                                                r124_ = (_e6962 + _e6964);
+                                                let _e6970 = r106_;
+                                                let _e6972 = r124_;
+                                                let _e6978 = tile1_A_tile[bitcast<u32>(((_e6970 * 32i) + _e6972))];
+                                                r125_ = _e6978;
+                                                let _e6983 = r124_;
+                                                let _e6985 = r108_;
+                                                let _e6991 = tile2_B_tile[bitcast<u32>(((_e6983 * 32i) + _e6985))];
+                                                r126_ = _e6991;
+                                                let _e6994 = r125_;
+                                                r127_ = _e6994;
+                                                let _e6997 = r126_;
+                                                r128_ = _e6997;
+                                                let _e7000 = r127_;
+                                                let _e7002 = r128_;
+                                                r129_ = (_e7000 * _e7002);
+                                                let _e7006 = sum_114_;
+                                                let _e7008 = r129_;
+                                                sum_114_ = (_e7006 + _e7008);
+                                            }
+                                            continuing {
+                                                let _e7012 = k_121_;
+                                                k_121_ = (_e7012 + 1i);
                                             }
                                         }
-                                    }
-                                    let _e8470 = left_589_;
-                                    if !(_e8470) {
-                                        loop_guard[0u] = 2147483657u;
-                                    }
-                                    let _e8477 = entry_586_;
-                                    let _e8479 = exited_534_;
-                                    let _e8481 = broken_581_;
-                                    let _e8483 = continued_582_;
-                                    active_533_ = (_e8477 && !((_e8479 || (_e8481 || _e8483))));
-                                    let _e8490 = active_533_;
-                                    if _e8490 {
-                                        let _e8492 = sum_114_;
-                                        let _e8494 = acc_109_;
-                                        acc_109_ = (_e8492 + _e8494);
-                                    }
-                                }
-                                continuing {
-                                    let _e8498 = entry_580_;
-                                    continued_582_ = false;
-                                    let _e8502 = exited_534_;
-                                    let _e8504 = broken_581_;
-                                    let _e8506 = continued_582_;
-                                    active_533_ = (_e8498 && !((_e8502 || (_e8504 || _e8506))));
-                                    {
-                                        let _e8513 = active_533_;
-                                        if _e8513 {
-                                            let _e8515 = k_110_;
-                                            k_110_ = (_e8515 + 1i);
+                                        let _e7017 = left_561_;
+                                        if !(_e7017) {
+                                            loop_guard[0u] = 2147483657u;
                                         }
+                                        let _e7024 = sum_114_;
+                                        let _e7026 = acc_109_;
+                                        acc_109_ = (_e7024 + _e7026);
+                                    }
+                                    continuing {
+                                        let _e7030 = k_110_;
+                                        k_110_ = (_e7030 + 1i);
                                     }
                                 }
+                                let _e7035 = left_560_;
+                                if !(_e7035) {
+                                    loop_guard[0u] = 2147483656u;
+                                }
+                                let _e7042 = acc_109_;
+                                let _e7046 = r106_;
+                                let _e7048 = r108_;
+                                tile3_matmul[bitcast<u32>(((_e7046 * 32i) + _e7048))] = _e7042;
                             }
-                            let _e8520 = left_583_;
-                            if !(_e8520) {
-                                loop_guard[0u] = 2147483656u;
+                            continuing {
+                                let _e7055 = e_102_;
+                                let _e7057 = r101_;
+                                e_102_ = (_e7055 + _e7057);
                             }
-                            let _e8527 = entry_580_;
-                            let _e8529 = exited_534_;
-                            let _e8531 = broken_575_;
-                            let _e8533 = continued_576_;
-                            active_533_ = (_e8527 && !((_e8529 || (_e8531 || _e8533))));
-                            let _e8540 = active_533_;
-                            if _e8540 {
-                                let _e8542 = acc_109_;
-                                let _e8546 = r106_;
-                                let _e8548 = r108_;
-                                tile3_matmul[bitcast<u32>(((_e8546 * 32i) + _e8548))] = _e8542;
+                        }
+                        let _e7061 = left_559_;
+                        if !(_e7061) {
+                            loop_guard[0u] = 2147483655u;
+                        }
+                    }
+                }
+                let _e7068 = saved_545_;
+                let _e7070 = exited_534_;
+                let _e7072 = broken_538_;
+                let _e7074 = continued_539_;
+                active_533_ = (_e7068 && !((_e7070 || (_e7072 || _e7074))));
+                storageBarrier();
+                workgroupBarrier();
+                storageBarrier();
+                workgroupBarrier();
+                let _e7081 = active_533_;
+                if _e7081 {
+                    r130_ = 256i;
+                    e_131_ = i32(local_index);
+                    left_562_ = false;
+                    loop {
+                        let _e7097 = trips_532_;
+                        let _e7099 = (_e7097 + 1u);
+                        trips_532_ = _e7099;
+                        if (_e7099 > 4096u) {
+                            loop_guard[0u] = 10u;
+                            left_562_ = true;
+                            break;
+                        }
+                        {
+                            let _e7103 = e_131_;
+                            r132_ = (_e7103 < 1024i);
+                            let _e7108 = r132_;
+                            r133_ = !(_e7108);
+                            let _e7112 = r133_;
+                            if _e7112 {
+                                left_562_ = true;
+                                break;
                             }
+                            let _e7116 = e_131_;
+                            r134_ = (_e7116 / 32i);
+                            let _e7121 = r134_;
+                            r135_ = (_e7121 % 32i);
+                            let _e7126 = e_131_;
+                            r136_ = (_e7126 / 1i);
+                            let _e7131 = r136_;
+                            r137_ = (_e7131 % 32i);
+                            let _e7138 = r135_;
+                            let _e7140 = r137_;
+                            let _e7146 = tile3_matmul[bitcast<u32>(((_e7138 * 32i) + _e7140))];
+                            r138_ = _e7146;
+                            let _e7151 = r135_;
+                            let _e7153 = r137_;
+                            let _e7159 = tile0_acc[bitcast<u32>(((_e7151 * 32i) + _e7153))];
+                            r139_ = _e7159;
+                            let _e7162 = r139_;
+                            let _e7164 = r138_;
+                            r140_ = (_e7162 + _e7164);
+                            let _e7168 = r140_;
+                            let _e7172 = r135_;
+                            let _e7174 = r137_;
+                            tile0_acc[bitcast<u32>(((_e7172 * 32i) + _e7174))] = _e7168;
                         }
                         continuing {
-                            let _e8555 = entry_574_;
-                            continued_576_ = false;
-                            let _e8559 = exited_534_;
-                            let _e8561 = broken_575_;
-                            let _e8563 = continued_576_;
-                            active_533_ = (_e8555 && !((_e8559 || (_e8561 || _e8563))));
-                            {
-                                let _e8570 = active_533_;
-                                if _e8570 {
-                                    let _e8572 = e_102_;
-                                    let _e8574 = r101_;
-                                    e_102_ = (_e8572 + _e8574);
-                                }
-                            }
+                            let _e7181 = e_131_;
+                            let _e7183 = r130_;
+                            e_131_ = (_e7181 + _e7183);
                         }
                     }
-                    let _e8578 = left_577_;
-                    if !(_e8578) {
-                        loop_guard[0u] = 2147483655u;
-                    }
-                    let _e8585 = entry_574_;
-                    let _e8587 = exited_534_;
-                    let _e8589 = broken_543_;
-                    let _e8591 = continued_544_;
-                    active_533_ = (_e8585 && !((_e8587 || (_e8589 || _e8591))));
-                }
-                let _e8598 = saved_560_;
-                let _e8600 = exited_534_;
-                let _e8602 = broken_543_;
-                let _e8604 = continued_544_;
-                active_533_ = (_e8598 && !((_e8600 || (_e8602 || _e8604))));
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e8611 = active_533_;
-                if _e8611 {
-                    r130_ = 256i;
-                }
-                let _e8615 = active_533_;
-                if _e8615 {
-                    e_131_ = i32(local_index);
-                }
-                let _e8620 = active_533_;
-                entry_592_ = _e8620;
-                broken_593_ = false;
-                left_595_ = false;
-                loop {
-                    continued_594_ = false;
-                    let _e8630 = entry_592_;
-                    let _e8632 = exited_534_;
-                    let _e8634 = broken_593_;
-                    let _e8636 = continued_594_;
-                    active_533_ = (_e8630 && !((_e8632 || (_e8634 || _e8636))));
-                    let _e8643 = vote_number_535_;
-                    vote_number_535_ = (_e8643 + 1u);
-                    let _e8648 = active_533_;
-                    if _e8648 {
-                        let _e8651 = vote_number_535_;
-                        atomicMax((&workgroup_votes), _e8651);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e8656 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e8656;
-                    }
-                    let _e8659 = workgroupUniformLoad((&workgroup_any));
-                    let _e8661 = vote_number_535_;
-                    if (u32((_e8659 == _e8661)) == 0u) {
-                        left_595_ = true;
-                        break;
-                    }
-                    let _e8669 = active_533_;
-                    if _e8669 {
-                        let _e8679 = trips_532_;
-                        let _e8681 = (_e8679 + 1u);
-                        trips_532_ = _e8681;
-                        if (_e8681 > 4096u) {
-                            loop_guard[0u] = 10u;
-                            exited_534_ = true;
-                            active_533_ = false;
-                        }
-                    }
-                    {
-                        let _e8685 = active_533_;
-                        if _e8685 {
-                            let _e8687 = e_131_;
-                            r132_ = (_e8687 < 1024i);
-                        }
-                        let _e8692 = active_533_;
-                        if _e8692 {
-                            let _e8694 = r132_;
-                            r133_ = !(_e8694);
-                        }
-                        let _e8698 = active_533_;
-                        saved_596_ = _e8698;
-                        let _e8701 = r133_;
-                        let _e8703 = saved_596_;
-                        let _e8704 = (_e8703 && _e8701);
-                        taken_597_ = _e8704;
-                        active_533_ = _e8704;
-                        {
-                            let _e8708 = active_533_;
-                            let _e8710 = broken_593_;
-                            broken_593_ = (_e8710 || _e8708);
-                            active_533_ = false;
-                        }
-                        let _e8716 = saved_596_;
-                        let _e8718 = taken_597_;
-                        let _e8722 = exited_534_;
-                        let _e8724 = broken_593_;
-                        let _e8726 = continued_594_;
-                        active_533_ = ((_e8716 && !(_e8718)) && !((_e8722 || (_e8724 || _e8726))));
-                        {
-                        }
-                        let _e8733 = saved_596_;
-                        let _e8735 = exited_534_;
-                        let _e8737 = broken_593_;
-                        let _e8739 = continued_594_;
-                        active_533_ = (_e8733 && !((_e8735 || (_e8737 || _e8739))));
-                        let _e8746 = active_533_;
-                        if _e8746 {
-                            let _e8748 = e_131_;
-                            r134_ = (_e8748 / 32i);
-                        }
-                        let _e8753 = active_533_;
-                        if _e8753 {
-                            let _e8755 = r134_;
-                            r135_ = (_e8755 % 32i);
-                        }
-                        let _e8760 = active_533_;
-                        if _e8760 {
-                            let _e8762 = e_131_;
-                            r136_ = (_e8762 / 1i);
-                        }
-                        let _e8767 = active_533_;
-                        if _e8767 {
-                            let _e8769 = r136_;
-                            r137_ = (_e8769 % 32i);
-                        }
-                        let _e8774 = active_533_;
-                        if _e8774 {
-                            let _e8778 = r135_;
-                            let _e8780 = r137_;
-                            let _e8786 = tile3_matmul[bitcast<u32>(((_e8778 * 32i) + _e8780))];
-                            r138_ = _e8786;
-                        }
-                        let _e8789 = active_533_;
-                        if _e8789 {
-                            let _e8793 = r135_;
-                            let _e8795 = r137_;
-                            let _e8801 = tile0_acc[bitcast<u32>(((_e8793 * 32i) + _e8795))];
-                            r139_ = _e8801;
-                        }
-                        let _e8804 = active_533_;
-                        if _e8804 {
-                            let _e8806 = r139_;
-                            let _e8808 = r138_;
-                            r140_ = (_e8806 + _e8808);
-                        }
-                        let _e8812 = active_533_;
-                        if _e8812 {
-                            let _e8814 = r140_;
-                            let _e8818 = r135_;
-                            let _e8820 = r137_;
-                            tile0_acc[bitcast<u32>(((_e8818 * 32i) + _e8820))] = _e8814;
-                        }
-                    }
-                    continuing {
-                        let _e8827 = entry_592_;
-                        continued_594_ = false;
-                        let _e8831 = exited_534_;
-                        let _e8833 = broken_593_;
-                        let _e8835 = continued_594_;
-                        active_533_ = (_e8827 && !((_e8831 || (_e8833 || _e8835))));
-                        {
-                            let _e8842 = active_533_;
-                            if _e8842 {
-                                let _e8844 = e_131_;
-                                let _e8846 = r130_;
-                                e_131_ = (_e8844 + _e8846);
-                            }
-                        }
+                    let _e7187 = left_562_;
+                    if !(_e7187) {
+                        loop_guard[0u] = 2147483658u;
                     }
                 }
-                let _e8850 = left_595_;
-                if !(_e8850) {
-                    loop_guard[0u] = 2147483658u;
-                }
-                let _e8857 = entry_592_;
-                let _e8859 = exited_534_;
-                let _e8861 = broken_543_;
-                let _e8863 = continued_544_;
-                active_533_ = (_e8857 && !((_e8859 || (_e8861 || _e8863))));
                 storageBarrier();
                 workgroupBarrier();
             }
             continuing {
-                let _e8870 = entry_542_;
-                continued_544_ = false;
-                let _e8874 = exited_534_;
-                let _e8876 = broken_543_;
-                let _e8878 = continued_544_;
-                active_533_ = (_e8870 && !((_e8874 || (_e8876 || _e8878))));
+                let _e7194 = entry_537_;
+                continued_539_ = false;
+                let _e7198 = exited_534_;
+                let _e7200 = broken_538_;
+                let _e7202 = continued_539_;
+                active_533_ = (_e7194 && !((_e7198 || (_e7200 || _e7202))));
                 {
-                    let _e8885 = active_533_;
-                    if _e8885 {
-                        let _e8887 = k_17_;
-                        k_17_ = (_e8887 + 32i);
+                    let _e7209 = active_533_;
+                    if _e7209 {
+                        let _e7211 = k_17_;
+                        k_17_ = (_e7211 + 32i);
                     }
                 }
             }
         }
-        let _e8892 = left_545_;
-        if !(_e8892) {
+        let _e7216 = left_540_;
+        if !(_e7216) {
             loop_guard[0u] = 2147483650u;
         }
-        let _e8899 = entry_542_;
-        let _e8901 = exited_534_;
-        active_533_ = (_e8899 && !(_e8901));
-        let _e8906 = active_533_;
-        if _e8906 {
+        let _e7223 = entry_537_;
+        let _e7225 = exited_534_;
+        active_533_ = (_e7223 && !(_e7225));
+        let _e7230 = active_533_;
+        if _e7230 {
             r141_ = 256i;
-        }
-        let _e8910 = active_533_;
-        if _e8910 {
             e_142_ = i32(local_index);
-        }
-        let _e8915 = active_533_;
-        entry_598_ = _e8915;
-        broken_599_ = false;
-        left_601_ = false;
-        loop {
-            continued_600_ = false;
-            let _e8925 = entry_598_;
-            let _e8927 = exited_534_;
-            let _e8929 = broken_599_;
-            let _e8931 = continued_600_;
-            active_533_ = (_e8925 && !((_e8927 || (_e8929 || _e8931))));
-            let _e8938 = vote_number_535_;
-            vote_number_535_ = (_e8938 + 1u);
-            let _e8943 = active_533_;
-            if _e8943 {
-                let _e8946 = vote_number_535_;
-                atomicMax((&workgroup_votes), _e8946);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e8951 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e8951;
-            }
-            let _e8954 = workgroupUniformLoad((&workgroup_any));
-            let _e8956 = vote_number_535_;
-            if (u32((_e8954 == _e8956)) == 0u) {
-                left_601_ = true;
-                break;
-            }
-            let _e8964 = active_533_;
-            if _e8964 {
-                let _e8974 = trips_532_;
-                let _e8976 = (_e8974 + 1u);
-                trips_532_ = _e8976;
-                if (_e8976 > 4096u) {
+            left_563_ = false;
+            loop {
+                let _e7246 = trips_532_;
+                let _e7248 = (_e7246 + 1u);
+                trips_532_ = _e7248;
+                if (_e7248 > 4096u) {
                     loop_guard[0u] = 11u;
-                    exited_534_ = true;
-                    active_533_ = false;
+                    left_563_ = true;
+                    break;
                 }
-            }
-            {
-                let _e8980 = active_533_;
-                if _e8980 {
-                    let _e8982 = e_142_;
-                    r143_ = (_e8982 < 1024i);
-                }
-                let _e8987 = active_533_;
-                if _e8987 {
-                    let _e8989 = r143_;
-                    r144_ = !(_e8989);
-                }
-                let _e8993 = active_533_;
-                saved_602_ = _e8993;
-                let _e8996 = r144_;
-                let _e8998 = saved_602_;
-                let _e8999 = (_e8998 && _e8996);
-                taken_603_ = _e8999;
-                active_533_ = _e8999;
                 {
-                    let _e9003 = active_533_;
-                    let _e9005 = broken_599_;
-                    broken_599_ = (_e9005 || _e9003);
-                    active_533_ = false;
-                }
-                let _e9011 = saved_602_;
-                let _e9013 = taken_603_;
-                let _e9017 = exited_534_;
-                let _e9019 = broken_599_;
-                let _e9021 = continued_600_;
-                active_533_ = ((_e9011 && !(_e9013)) && !((_e9017 || (_e9019 || _e9021))));
-                {
-                }
-                let _e9028 = saved_602_;
-                let _e9030 = exited_534_;
-                let _e9032 = broken_599_;
-                let _e9034 = continued_600_;
-                active_533_ = (_e9028 && !((_e9030 || (_e9032 || _e9034))));
-                let _e9041 = active_533_;
-                if _e9041 {
-                    let _e9043 = e_142_;
-                    r145_ = (_e9043 / 32i);
-                }
-                let _e9048 = active_533_;
-                if _e9048 {
-                    let _e9050 = r145_;
-                    r146_ = (_e9050 % 32i);
-                }
-                let _e9055 = active_533_;
-                if _e9055 {
-                    let _e9057 = e_142_;
-                    r147_ = (_e9057 / 1i);
-                }
-                let _e9062 = active_533_;
-                if _e9062 {
-                    let _e9064 = r147_;
-                    r148_ = (_e9064 % 32i);
-                }
-                let _e9069 = active_533_;
-                if _e9069 {
-                    let _e9071 = r_2_;
-                    let _e9073 = r146_;
-                    r149_ = (_e9071 + _e9073);
-                }
-                let _e9077 = active_533_;
-                if _e9077 {
-                    let _e9079 = c_5_;
-                    let _e9081 = r148_;
-                    r150_ = (_e9079 + _e9081);
-                }
-                let _e9085 = active_533_;
-                if _e9085 {
-                    let _e9089 = r146_;
-                    let _e9091 = r148_;
-                    let _e9097 = tile0_acc[bitcast<u32>(((_e9089 * 32i) + _e9091))];
-                    r151_ = _e9097;
-                }
-                let _e9100 = active_533_;
-                if _e9100 {
-                    let _e9102 = r151_;
-                    let _e9105 = params.M;
-                    let _e9108 = params.N;
-                    let _e9110 = r149_;
-                    let _e9115 = r150_;
-                    let _e9121 = r149_;
-                    let _e9123 = r150_;
-                    if ((bitcast<u32>(_e9110) < bitcast<u32>(_e9105)) && (bitcast<u32>(_e9115) < bitcast<u32>(_e9108))) {
-                        C[bitcast<u32>(((_e9121 * _e9108) + _e9123))] = _e9102;
+                    let _e7252 = e_142_;
+                    r143_ = (_e7252 < 1024i);
+                    let _e7257 = r143_;
+                    r144_ = !(_e7257);
+                    let _e7261 = r144_;
+                    if _e7261 {
+                        left_563_ = true;
+                        break;
+                    }
+                    let _e7265 = e_142_;
+                    r145_ = (_e7265 / 32i);
+                    let _e7270 = r145_;
+                    r146_ = (_e7270 % 32i);
+                    let _e7275 = e_142_;
+                    r147_ = (_e7275 / 1i);
+                    let _e7280 = r147_;
+                    r148_ = (_e7280 % 32i);
+                    let _e7285 = r_2_;
+                    let _e7287 = r146_;
+                    r149_ = (_e7285 + _e7287);
+                    let _e7291 = c_5_;
+                    let _e7293 = r148_;
+                    r150_ = (_e7291 + _e7293);
+                    let _e7299 = r146_;
+                    let _e7301 = r148_;
+                    let _e7307 = tile0_acc[bitcast<u32>(((_e7299 * 32i) + _e7301))];
+                    r151_ = _e7307;
+                    let _e7310 = r151_;
+                    let _e7313 = params.M;
+                    let _e7316 = params.N;
+                    let _e7318 = r149_;
+                    let _e7323 = r150_;
+                    let _e7329 = r149_;
+                    let _e7331 = r150_;
+                    if ((bitcast<u32>(_e7318) < bitcast<u32>(_e7313)) && (bitcast<u32>(_e7323) < bitcast<u32>(_e7316))) {
+                        C[bitcast<u32>(((_e7329 * _e7316) + _e7331))] = _e7310;
                     }
                 }
-            }
-            continuing {
-                let _e9130 = entry_598_;
-                continued_600_ = false;
-                let _e9134 = exited_534_;
-                let _e9136 = broken_599_;
-                let _e9138 = continued_600_;
-                active_533_ = (_e9130 && !((_e9134 || (_e9136 || _e9138))));
-                {
-                    let _e9145 = active_533_;
-                    if _e9145 {
-                        let _e9147 = e_142_;
-                        let _e9149 = r141_;
-                        e_142_ = (_e9147 + _e9149);
-                    }
+                continuing {
+                    let _e7338 = e_142_;
+                    let _e7340 = r141_;
+                    e_142_ = (_e7338 + _e7340);
                 }
             }
+            let _e7344 = left_563_;
+            if !(_e7344) {
+                loop_guard[0u] = 2147483659u;
+            }
         }
-        let _e9153 = left_601_;
-        if !(_e9153) {
-            loop_guard[0u] = 2147483659u;
-        }
-        let _e9160 = entry_598_;
-        let _e9162 = exited_534_;
-        active_533_ = (_e9160 && !(_e9162));
         storageBarrier();
         workgroupBarrier();
     }

@@ -87,15 +87,8 @@ fn tessera_half(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var active_55_: bool;
     var exited_56_: bool;
     var vote_number_57_: u32;
-    var entry_58_: bool;
-    var broken_59_: bool;
-    var continued_60_: bool;
-    var saved_61_: bool;
-    var taken_62_: bool;
-    var tree_63_: u32;
-    var tree_64_: u32;
-    var saved_65_: bool;
-    var taken_66_: bool;
+    var tree_58_: u32;
+    var tree_59_: u32;
 
     active_55_ = true;
     exited_56_ = false;
@@ -104,643 +97,393 @@ fn tessera_half(@builtin(local_invocation_index) local_index: u32, @builtin(work
         let _e7 = active_55_;
         if _e7 {
             r0_ = i32(block.x);
-        }
-        let _e13 = active_55_;
-        if _e13 {
-            let _e15 = r0_;
-            r1_ = (_e15 * 64i);
-        }
-        let _e20 = active_55_;
-        if _e20 {
-            let _e22 = r1_;
-            base_2_ = _e22;
-        }
-        let _e25 = active_55_;
-        if _e25 {
+            let _e13 = r0_;
+            r1_ = (_e13 * 64i);
+            let _e18 = r1_;
+            base_2_ = _e18;
             r3_ = 64i;
-        }
-        let _e29 = active_55_;
-        if _e29 {
             e_4_ = i32(local_index);
-        }
-        let _e34 = active_55_;
-        entry_58_ = _e34;
-        broken_59_ = false;
-        loop {
-            continued_60_ = false;
-            let _e41 = entry_58_;
-            let _e43 = exited_56_;
-            let _e45 = broken_59_;
-            let _e47 = continued_60_;
-            active_55_ = (_e41 && !((_e43 || (_e45 || _e47))));
-            let _e54 = vote_number_57_;
-            vote_number_57_ = (_e54 + 1u);
-            let _e59 = active_55_;
-            if _e59 {
-                let _e62 = vote_number_57_;
-                atomicMax((&workgroup_votes), _e62);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e67 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e67;
-            }
-            let _e70 = workgroupUniformLoad((&workgroup_any));
-            let _e72 = vote_number_57_;
-            if (u32((_e70 == _e72)) == 0u) {
-                break;
-            }
-            {
-                let _e78 = active_55_;
-                if _e78 {
-                    let _e80 = e_4_;
-                    r5_ = (_e80 < 64i);
+            loop {
+                let _e26 = e_4_;
+                r5_ = (_e26 < 64i);
+                let _e31 = r5_;
+                r6_ = !(_e31);
+                let _e35 = r6_;
+                if _e35 {
+                    break;
                 }
-                let _e85 = active_55_;
-                if _e85 {
-                    let _e87 = r5_;
-                    r6_ = !(_e87);
-                }
-                let _e91 = active_55_;
-                saved_61_ = _e91;
-                let _e94 = r6_;
-                let _e96 = saved_61_;
-                let _e97 = (_e96 && _e94);
-                taken_62_ = _e97;
-                active_55_ = _e97;
-                {
-                    let _e101 = active_55_;
-                    let _e103 = broken_59_;
-                    broken_59_ = (_e103 || _e101);
-                    active_55_ = false;
-                }
-                let _e109 = saved_61_;
-                let _e111 = taken_62_;
-                let _e115 = exited_56_;
-                let _e117 = broken_59_;
-                let _e119 = continued_60_;
-                active_55_ = ((_e109 && !(_e111)) && !((_e115 || (_e117 || _e119))));
-                {
-                }
-                let _e126 = saved_61_;
-                let _e128 = exited_56_;
-                let _e130 = broken_59_;
-                let _e132 = continued_60_;
-                active_55_ = (_e126 && !((_e128 || (_e130 || _e132))));
-                let _e139 = active_55_;
-                if _e139 {
-                    let _e141 = e_4_;
-                    r7_ = (_e141 / 1i);
-                }
-                let _e146 = active_55_;
-                if _e146 {
-                    let _e148 = r7_;
-                    r8_ = (_e148 % 64i);
-                }
-                let _e153 = active_55_;
-                if _e153 {
-                    let _e155 = base_2_;
-                    let _e157 = r8_;
-                    r9_ = (_e155 + _e157);
-                }
-                let _e161 = active_55_;
-                if _e161 {
-                    let _e164 = params.N;
-                    let _e166 = r9_;
-                    let _e171 = r9_;
-                    let _e172 = bitcast<u32>(_e171);
-                    let _e181 = G[(_e172 >> 1u)];
-                    let _e182 = (_e181 >> ((_e172 & 1u) << 4u));
-                    let _e184 = (_e182 & 32767u);
-                    let _e186 = (_e184 << 13u);
-                    r10_ = select(0f, bitcast<f32>((select(select((_e186 + 939524096u), (_e186 | 2139095040u), (_e184 >= 31744u)), bitcast<u32>((f32(_e184) * 0.000000059604645f)), (_e184 < 1024u)) | ((_e182 & 32768u) << 16u))), (bitcast<u32>(_e166) < bitcast<u32>(_e164)));
-                }
-                let _e211 = active_55_;
-                if _e211 {
-                    let _e213 = r10_;
-                    let _e216 = r8_;
-                    tile0_tile[bitcast<u32>(_e216)] = _e213;
-                }
-            }
-            continuing {
-                let _e221 = entry_58_;
-                continued_60_ = false;
-                let _e225 = exited_56_;
-                let _e227 = broken_59_;
-                let _e229 = continued_60_;
-                active_55_ = (_e221 && !((_e225 || (_e227 || _e229))));
-                {
-                    let _e236 = active_55_;
-                    if _e236 {
-                        let _e238 = e_4_;
-                        let _e240 = r3_;
-                        e_4_ = (_e238 + _e240);
-                    }
+                let _e37 = e_4_;
+                r7_ = (_e37 / 1i);
+                let _e42 = r7_;
+                r8_ = (_e42 % 64i);
+                let _e47 = base_2_;
+                let _e49 = r8_;
+                r9_ = (_e47 + _e49);
+                let _e54 = params.N;
+                let _e56 = r9_;
+                let _e61 = r9_;
+                let _e62 = bitcast<u32>(_e61);
+                let _e71 = G[(_e62 >> 1u)];
+                let _e72 = (_e71 >> ((_e62 & 1u) << 4u));
+                let _e74 = (_e72 & 32767u);
+                let _e76 = (_e74 << 13u);
+                r10_ = select(0f, bitcast<f32>((select(select((_e76 + 939524096u), (_e76 | 2139095040u), (_e74 >= 31744u)), bitcast<u32>((f32(_e74) * 0.000000059604645f)), (_e74 < 1024u)) | ((_e72 & 32768u) << 16u))), (bitcast<u32>(_e56) < bitcast<u32>(_e54)));
+                let _e101 = r10_;
+                let _e104 = r8_;
+                tile0_tile[bitcast<u32>(_e104)] = _e101;
+                continuing {
+                    let _e109 = e_4_;
+                    let _e111 = r3_;
+                    e_4_ = (_e109 + _e111);
                 }
             }
         }
-        let _e244 = entry_58_;
-        let _e246 = exited_56_;
-        active_55_ = (_e244 && !(_e246));
         storageBarrier();
         workgroupBarrier();
-        let _e251 = active_55_;
-        if _e251 {
+        let _e115 = active_55_;
+        if _e115 {
             r11_ = i32(local_index);
-        }
-        let _e256 = active_55_;
-        if _e256 {
-            let _e258 = base_2_;
-            let _e260 = r11_;
-            r12_ = (_e258 + _e260);
-        }
-        let _e264 = active_55_;
-        if _e264 {
-            let _e266 = r12_;
-            i_13_ = _e266;
-        }
-        let _e269 = active_55_;
-        if _e269 {
+            let _e120 = base_2_;
+            let _e122 = r11_;
+            r12_ = (_e120 + _e122);
+            let _e126 = r12_;
+            i_13_ = _e126;
             r14_ = i32(local_index);
-        }
-        let _e274 = active_55_;
-        if _e274 {
-            let _e276 = r14_;
-            r15_ = (_e276 * 5i);
-        }
-        let _e281 = active_55_;
-        if _e281 {
-            let _e283 = r15_;
-            r16_ = (_e283 % 64i);
-        }
-        let _e288 = active_55_;
-        if _e288 {
-            let _e291 = r16_;
-            let _e295 = tile0_tile[bitcast<u32>(_e291)];
-            r17_ = _e295;
-        }
-        let _e298 = active_55_;
-        if _e298 {
-            let _e300 = r17_;
-            h_18_ = _e300;
+            let _e132 = r14_;
+            r15_ = (_e132 * 5i);
+            let _e137 = r15_;
+            r16_ = (_e137 % 64i);
+            let _e143 = r16_;
+            let _e147 = tile0_tile[bitcast<u32>(_e143)];
+            r17_ = _e147;
+            let _e150 = r17_;
+            h_18_ = _e150;
         }
         workgroupBarrier();
-        let _e303 = h_18_;
-        let _e305 = active_55_;
-        let _e308 = select(4286578688u, bitcast<u32>(_e303), _e305);
-        let _e312 = (i32(local_index) % 32i);
-        let _e315 = (i32(local_index) - _e312);
-        let _e319 = min(32i, (64i - _e315));
-        tree_63_ = _e308;
-        let _e321 = (_e315 + _e312);
-        lane_values[bitcast<u32>(_e321)] = _e308;
+        let _e153 = h_18_;
+        let _e155 = active_55_;
+        let _e158 = select(4286578688u, bitcast<u32>(_e153), _e155);
+        let _e162 = (i32(local_index) % 32i);
+        let _e165 = (i32(local_index) - _e162);
+        let _e169 = min(32i, (64i - _e165));
+        tree_58_ = _e158;
+        let _e171 = (_e165 + _e162);
+        lane_values[bitcast<u32>(_e171)] = _e158;
         workgroupBarrier();
-        let _e326 = (_e312 + 16i);
-        let _e327 = (_e326 < _e319);
-        let _e333 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e326), _e327))];
-        let _e337 = tree_63_;
-        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e337), bitcast<f32>(select(4286578688u, _e333, _e327))));
+        let _e176 = (_e162 + 16i);
+        let _e177 = (_e176 < _e169);
+        let _e183 = lane_values[bitcast<u32>(select(_e171, (_e165 + _e176), _e177))];
+        let _e187 = tree_58_;
+        tree_58_ = bitcast<u32>(max(bitcast<f32>(_e187), bitcast<f32>(select(4286578688u, _e183, _e177))));
         workgroupBarrier();
-        let _e344 = tree_63_;
-        lane_values[bitcast<u32>(_e321)] = _e344;
+        let _e194 = tree_58_;
+        lane_values[bitcast<u32>(_e171)] = _e194;
         workgroupBarrier();
-        let _e349 = (_e312 + 8i);
-        let _e350 = (_e349 < _e319);
-        let _e356 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e349), _e350))];
-        let _e360 = tree_63_;
-        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e360), bitcast<f32>(select(4286578688u, _e356, _e350))));
+        let _e199 = (_e162 + 8i);
+        let _e200 = (_e199 < _e169);
+        let _e206 = lane_values[bitcast<u32>(select(_e171, (_e165 + _e199), _e200))];
+        let _e210 = tree_58_;
+        tree_58_ = bitcast<u32>(max(bitcast<f32>(_e210), bitcast<f32>(select(4286578688u, _e206, _e200))));
         workgroupBarrier();
-        let _e367 = tree_63_;
-        lane_values[bitcast<u32>(_e321)] = _e367;
+        let _e217 = tree_58_;
+        lane_values[bitcast<u32>(_e171)] = _e217;
         workgroupBarrier();
-        let _e372 = (_e312 + 4i);
-        let _e373 = (_e372 < _e319);
-        let _e379 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e372), _e373))];
-        let _e383 = tree_63_;
-        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e383), bitcast<f32>(select(4286578688u, _e379, _e373))));
+        let _e222 = (_e162 + 4i);
+        let _e223 = (_e222 < _e169);
+        let _e229 = lane_values[bitcast<u32>(select(_e171, (_e165 + _e222), _e223))];
+        let _e233 = tree_58_;
+        tree_58_ = bitcast<u32>(max(bitcast<f32>(_e233), bitcast<f32>(select(4286578688u, _e229, _e223))));
         workgroupBarrier();
-        let _e390 = tree_63_;
-        lane_values[bitcast<u32>(_e321)] = _e390;
+        let _e240 = tree_58_;
+        lane_values[bitcast<u32>(_e171)] = _e240;
         workgroupBarrier();
-        let _e395 = (_e312 + 2i);
-        let _e396 = (_e395 < _e319);
-        let _e402 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e395), _e396))];
-        let _e406 = tree_63_;
-        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e406), bitcast<f32>(select(4286578688u, _e402, _e396))));
+        let _e245 = (_e162 + 2i);
+        let _e246 = (_e245 < _e169);
+        let _e252 = lane_values[bitcast<u32>(select(_e171, (_e165 + _e245), _e246))];
+        let _e256 = tree_58_;
+        tree_58_ = bitcast<u32>(max(bitcast<f32>(_e256), bitcast<f32>(select(4286578688u, _e252, _e246))));
         workgroupBarrier();
-        let _e413 = tree_63_;
-        lane_values[bitcast<u32>(_e321)] = _e413;
+        let _e263 = tree_58_;
+        lane_values[bitcast<u32>(_e171)] = _e263;
         workgroupBarrier();
-        let _e418 = (_e312 + 1i);
-        let _e419 = (_e418 < _e319);
-        let _e425 = lane_values[bitcast<u32>(select(_e321, (_e315 + _e418), _e419))];
-        let _e429 = tree_63_;
-        tree_63_ = bitcast<u32>(max(bitcast<f32>(_e429), bitcast<f32>(select(4286578688u, _e425, _e419))));
+        let _e268 = (_e162 + 1i);
+        let _e269 = (_e268 < _e169);
+        let _e275 = lane_values[bitcast<u32>(select(_e171, (_e165 + _e268), _e269))];
+        let _e279 = tree_58_;
+        tree_58_ = bitcast<u32>(max(bitcast<f32>(_e279), bitcast<f32>(select(4286578688u, _e275, _e269))));
         workgroupBarrier();
-        let _e436 = tree_63_;
-        lane_values[bitcast<u32>(_e321)] = _e436;
+        let _e286 = tree_58_;
+        lane_values[bitcast<u32>(_e171)] = _e286;
         workgroupBarrier();
-        let _e443 = lane_values[bitcast<u32>(_e315)];
-        let _e446 = active_55_;
-        if _e446 {
-            r19_ = bitcast<f32>(_e443);
+        let _e293 = lane_values[bitcast<u32>(_e165)];
+        let _e296 = active_55_;
+        if _e296 {
+            r19_ = bitcast<f32>(_e293);
         }
-        let _e449 = active_55_;
-        if _e449 {
-            let _e451 = r19_;
-            top_20_ = _e451;
-        }
-        workgroupBarrier();
-        let _e454 = h_18_;
-        let _e456 = active_55_;
-        let _e459 = select(0u, bitcast<u32>(_e454), _e456);
-        let _e463 = (i32(local_index) % 32i);
-        let _e466 = (i32(local_index) - _e463);
-        let _e470 = min(32i, (64i - _e466));
-        tree_64_ = _e459;
-        let _e472 = (_e466 + _e463);
-        lane_values[bitcast<u32>(_e472)] = _e459;
-        workgroupBarrier();
-        let _e477 = (_e463 + 16i);
-        let _e478 = (_e477 < _e470);
-        let _e484 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e477), _e478))];
-        let _e488 = tree_64_;
-        tree_64_ = bitcast<u32>((bitcast<f32>(_e488) + bitcast<f32>(select(0u, _e484, _e478))));
-        workgroupBarrier();
-        let _e495 = tree_64_;
-        lane_values[bitcast<u32>(_e472)] = _e495;
-        workgroupBarrier();
-        let _e500 = (_e463 + 8i);
-        let _e501 = (_e500 < _e470);
-        let _e507 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e500), _e501))];
-        let _e511 = tree_64_;
-        tree_64_ = bitcast<u32>((bitcast<f32>(_e511) + bitcast<f32>(select(0u, _e507, _e501))));
-        workgroupBarrier();
-        let _e518 = tree_64_;
-        lane_values[bitcast<u32>(_e472)] = _e518;
-        workgroupBarrier();
-        let _e523 = (_e463 + 4i);
-        let _e524 = (_e523 < _e470);
-        let _e530 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e523), _e524))];
-        let _e534 = tree_64_;
-        tree_64_ = bitcast<u32>((bitcast<f32>(_e534) + bitcast<f32>(select(0u, _e530, _e524))));
-        workgroupBarrier();
-        let _e541 = tree_64_;
-        lane_values[bitcast<u32>(_e472)] = _e541;
-        workgroupBarrier();
-        let _e546 = (_e463 + 2i);
-        let _e547 = (_e546 < _e470);
-        let _e553 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e546), _e547))];
-        let _e557 = tree_64_;
-        tree_64_ = bitcast<u32>((bitcast<f32>(_e557) + bitcast<f32>(select(0u, _e553, _e547))));
-        workgroupBarrier();
-        let _e564 = tree_64_;
-        lane_values[bitcast<u32>(_e472)] = _e564;
-        workgroupBarrier();
-        let _e569 = (_e463 + 1i);
-        let _e570 = (_e569 < _e470);
-        let _e576 = lane_values[bitcast<u32>(select(_e472, (_e466 + _e569), _e570))];
-        let _e580 = tree_64_;
-        tree_64_ = bitcast<u32>((bitcast<f32>(_e580) + bitcast<f32>(select(0u, _e576, _e570))));
-        workgroupBarrier();
-        let _e587 = tree_64_;
-        lane_values[bitcast<u32>(_e472)] = _e587;
-        workgroupBarrier();
-        let _e594 = lane_values[bitcast<u32>(_e466)];
-        let _e597 = active_55_;
-        if _e597 {
-            r49_ = bitcast<f32>(_e594);
-        }
-        let _e600 = active_55_;
-        if _e600 {
-            let _e602 = r49_;
-            let _e603 = bitcast<u32>(_e602);
-            let _e605 = (_e603 & 2147483647u);
-            r21_ = bitcast<f32>((select(select(select((((_e605 + 4095u) + ((_e605 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e605) * 16777216f)) * 0.000000059604645f)), (_e605 < 947912704u)), 2139095040u, (_e605 >= 1199566848u)), _e605, (_e605 > 2139095040u)) | (_e603 & 2147483648u)));
-        }
-        let _e637 = active_55_;
-        if _e637 {
-            let _e639 = r21_;
-            total_22_ = _e639;
+        let _e299 = active_55_;
+        if _e299 {
+            let _e301 = r19_;
+            top_20_ = _e301;
         }
         workgroupBarrier();
-        let _e642 = h_18_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e642);
-        let _e653 = active_55_;
-        lane_active[local_index] = u32(_e653);
+        let _e304 = h_18_;
+        let _e306 = active_55_;
+        let _e309 = select(0u, bitcast<u32>(_e304), _e306);
+        let _e313 = (i32(local_index) % 32i);
+        let _e316 = (i32(local_index) - _e313);
+        let _e320 = min(32i, (64i - _e316));
+        tree_59_ = _e309;
+        let _e322 = (_e316 + _e313);
+        lane_values[bitcast<u32>(_e322)] = _e309;
         workgroupBarrier();
-        let _e656 = active_55_;
-        if _e656 {
-            let _e660 = (i32(local_index) % 32i);
-            let _e662 = i32(local_index);
-            let _e666 = (_e660 ^ 1i);
-            let _e671 = ((_e662 - _e660) + _e666);
-            let _e674 = (((_e666 >= 0i) && (_e666 < 32i)) && (_e671 < 64i));
-            let _e675 = select(_e662, _e671, _e674);
-            let _e679 = lane_active[bitcast<u32>(_e675)];
-            let _e686 = lane_values[bitcast<u32>(_e675)];
-            let _e690 = lane_values[bitcast<u32>(_e662)];
-            r23_ = bitcast<f32>(select(_e690, _e686, (_e674 && (_e679 != 0u))));
+        let _e327 = (_e313 + 16i);
+        let _e328 = (_e327 < _e320);
+        let _e334 = lane_values[bitcast<u32>(select(_e322, (_e316 + _e327), _e328))];
+        let _e338 = tree_59_;
+        tree_59_ = bitcast<u32>((bitcast<f32>(_e338) + bitcast<f32>(select(0u, _e334, _e328))));
+        workgroupBarrier();
+        let _e345 = tree_59_;
+        lane_values[bitcast<u32>(_e322)] = _e345;
+        workgroupBarrier();
+        let _e350 = (_e313 + 8i);
+        let _e351 = (_e350 < _e320);
+        let _e357 = lane_values[bitcast<u32>(select(_e322, (_e316 + _e350), _e351))];
+        let _e361 = tree_59_;
+        tree_59_ = bitcast<u32>((bitcast<f32>(_e361) + bitcast<f32>(select(0u, _e357, _e351))));
+        workgroupBarrier();
+        let _e368 = tree_59_;
+        lane_values[bitcast<u32>(_e322)] = _e368;
+        workgroupBarrier();
+        let _e373 = (_e313 + 4i);
+        let _e374 = (_e373 < _e320);
+        let _e380 = lane_values[bitcast<u32>(select(_e322, (_e316 + _e373), _e374))];
+        let _e384 = tree_59_;
+        tree_59_ = bitcast<u32>((bitcast<f32>(_e384) + bitcast<f32>(select(0u, _e380, _e374))));
+        workgroupBarrier();
+        let _e391 = tree_59_;
+        lane_values[bitcast<u32>(_e322)] = _e391;
+        workgroupBarrier();
+        let _e396 = (_e313 + 2i);
+        let _e397 = (_e396 < _e320);
+        let _e403 = lane_values[bitcast<u32>(select(_e322, (_e316 + _e396), _e397))];
+        let _e407 = tree_59_;
+        tree_59_ = bitcast<u32>((bitcast<f32>(_e407) + bitcast<f32>(select(0u, _e403, _e397))));
+        workgroupBarrier();
+        let _e414 = tree_59_;
+        lane_values[bitcast<u32>(_e322)] = _e414;
+        workgroupBarrier();
+        let _e419 = (_e313 + 1i);
+        let _e420 = (_e419 < _e320);
+        let _e426 = lane_values[bitcast<u32>(select(_e322, (_e316 + _e419), _e420))];
+        let _e430 = tree_59_;
+        tree_59_ = bitcast<u32>((bitcast<f32>(_e430) + bitcast<f32>(select(0u, _e426, _e420))));
+        workgroupBarrier();
+        let _e437 = tree_59_;
+        lane_values[bitcast<u32>(_e322)] = _e437;
+        workgroupBarrier();
+        let _e444 = lane_values[bitcast<u32>(_e316)];
+        let _e447 = active_55_;
+        if _e447 {
+            r49_ = bitcast<f32>(_e444);
         }
-        let _e695 = active_55_;
-        if _e695 {
-            let _e697 = r23_;
-            next_24_ = _e697;
+        let _e450 = active_55_;
+        if _e450 {
+            let _e452 = r49_;
+            let _e453 = bitcast<u32>(_e452);
+            let _e455 = (_e453 & 2147483647u);
+            r21_ = bitcast<f32>((select(select(select((((_e455 + 4095u) + ((_e455 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e455) * 16777216f)) * 0.000000059604645f)), (_e455 < 947912704u)), 2139095040u, (_e455 >= 1199566848u)), _e455, (_e455 > 2139095040u)) | (_e453 & 2147483648u)));
+            let _e487 = r21_;
+            total_22_ = _e487;
         }
-        let _e700 = active_55_;
-        if _e700 {
-            let _e703 = params.N;
-            r25_ = _e703;
+        workgroupBarrier();
+        let _e490 = h_18_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e490);
+        let _e501 = active_55_;
+        lane_active[local_index] = u32(_e501);
+        workgroupBarrier();
+        let _e504 = active_55_;
+        if _e504 {
+            let _e508 = (i32(local_index) % 32i);
+            let _e510 = i32(local_index);
+            let _e514 = (_e508 ^ 1i);
+            let _e519 = ((_e510 - _e508) + _e514);
+            let _e522 = (((_e514 >= 0i) && (_e514 < 32i)) && (_e519 < 64i));
+            let _e523 = select(_e510, _e519, _e522);
+            let _e527 = lane_active[bitcast<u32>(_e523)];
+            let _e534 = lane_values[bitcast<u32>(_e523)];
+            let _e538 = lane_values[bitcast<u32>(_e510)];
+            r23_ = bitcast<f32>(select(_e538, _e534, (_e522 && (_e527 != 0u))));
         }
-        let _e706 = active_55_;
-        if _e706 {
-            let _e708 = i_13_;
-            let _e710 = r25_;
-            r26_ = (_e708 < _e710);
-        }
-        let _e714 = active_55_;
-        saved_65_ = _e714;
-        let _e717 = r26_;
-        let _e719 = saved_65_;
-        let _e720 = (_e719 && _e717);
-        taken_66_ = _e720;
-        active_55_ = _e720;
-        {
-            let _e724 = active_55_;
-            if _e724 {
-                let _e729 = i_13_;
-                let _e733 = F[bitcast<u32>(_e729)];
-                r27_ = _e733;
-            }
-            let _e736 = active_55_;
-            if _e736 {
-                let _e738 = r27_;
-                x_28_ = _e738;
-            }
-            let _e741 = active_55_;
-            if _e741 {
-                let _e743 = x_28_;
-                let _e744 = bitcast<u32>(_e743);
-                let _e746 = (_e744 & 2147483647u);
-                r29_ = bitcast<f32>((select(select(select((((_e746 + 4095u) + ((_e746 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e746) * 16777216f)) * 0.000000059604645f)), (_e746 < 947912704u)), 2139095040u, (_e746 >= 1199566848u)), _e746, (_e746 > 2139095040u)) | (_e744 & 2147483648u)));
-            }
-            let _e778 = active_55_;
-            if _e778 {
-                let _e780 = r29_;
-                let _e785 = i_13_;
-                let _e786 = bitcast<u32>(_e785);
-                let _e794 = ((_e786 & 1u) << 4u);
-                let _e795 = bitcast<u32>(_e780);
-                let _e797 = (_e795 & 2147483647u);
-                atomicAnd((&R[(_e786 >> 1u)]), ~((65535u << _e794)));
-                atomicOr((&R[(_e786 >> 1u)]), ((select(select(((_e797 >> 13u) - 114688u), u32((bitcast<f32>(_e797) * 16777216f)), (_e797 < 947912704u)), select(31744u, 32256u, (_e797 > 2139095040u)), (_e797 >= 2139095040u)) | ((_e795 >> 16u) & 32768u)) << _e794));
-            }
-            let _e826 = active_55_;
-            if _e826 {
-                let _e828 = x_28_;
-                let _e829 = bitcast<u32>(_e828);
-                let _e831 = (_e829 & 2147483647u);
-                r30_ = bitcast<f32>((select(select(select((((_e831 + 4095u) + ((_e831 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e831) * 16777216f)) * 0.000000059604645f)), (_e831 < 947912704u)), 2139095040u, (_e831 >= 1199566848u)), _e831, (_e831 > 2139095040u)) | (_e829 & 2147483648u)));
-            }
-            let _e863 = active_55_;
-            if _e863 {
-                let _e865 = r30_;
-                r31_ = _e865;
-            }
-            let _e868 = active_55_;
-            if _e868 {
-                let _e870 = r31_;
-                let _e875 = i_13_;
-                W[bitcast<u32>(_e875)] = _e870;
-            }
-            let _e880 = active_55_;
-            if _e880 {
-                let _e885 = i_13_;
-                let _e886 = bitcast<u32>(_e885);
-                let _e895 = H[(_e886 >> 1u)];
-                let _e896 = (_e895 >> ((_e886 & 1u) << 4u));
-                let _e898 = (_e896 & 32767u);
-                let _e900 = (_e898 << 13u);
-                r32_ = bitcast<f32>((select(select((_e900 + 939524096u), (_e900 | 2139095040u), (_e898 >= 31744u)), bitcast<u32>((f32(_e898) * 0.000000059604645f)), (_e898 < 1024u)) | ((_e896 & 32768u) << 16u)));
-            }
-            let _e923 = active_55_;
-            if _e923 {
-                let _e925 = r32_;
-                a_33_ = _e925;
-            }
-            let _e928 = active_55_;
-            if _e928 {
-                let _e930 = i_13_;
-                r34_ = (_e930 * 7i);
-            }
-            let _e935 = active_55_;
-            if _e935 {
-                let _e937 = r34_;
-                r35_ = (_e937 + 3i);
-            }
-            let _e942 = active_55_;
-            if _e942 {
-                let _e945 = params.N;
-                r36_ = _e945;
-            }
-            let _e948 = active_55_;
-            if _e948 {
-                let _e950 = r35_;
-                let _e952 = r36_;
-                r37_ = (_e950 % _e952);
-            }
-            let _e956 = active_55_;
-            if _e956 {
-                let _e961 = r37_;
-                let _e962 = bitcast<u32>(_e961);
-                let _e971 = H[(_e962 >> 1u)];
-                let _e972 = (_e971 >> ((_e962 & 1u) << 4u));
-                let _e974 = (_e972 & 32767u);
-                let _e976 = (_e974 << 13u);
-                r38_ = bitcast<f32>((select(select((_e976 + 939524096u), (_e976 | 2139095040u), (_e974 >= 31744u)), bitcast<u32>((f32(_e974) * 0.000000059604645f)), (_e974 < 1024u)) | ((_e972 & 32768u) << 16u)));
-            }
-            let _e999 = active_55_;
-            if _e999 {
-                let _e1001 = r38_;
-                b_39_ = _e1001;
-            }
-            let _e1004 = active_55_;
-            if _e1004 {
-                let _e1006 = a_33_;
-                let _e1008 = b_39_;
-                r50_ = (_e1006 + _e1008);
-            }
-            let _e1012 = active_55_;
-            if _e1012 {
-                let _e1014 = r50_;
-                let _e1015 = bitcast<u32>(_e1014);
-                let _e1017 = (_e1015 & 2147483647u);
-                r40_ = bitcast<f32>((select(select(select((((_e1017 + 4095u) + ((_e1017 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1017) * 16777216f)) * 0.000000059604645f)), (_e1017 < 947912704u)), 2139095040u, (_e1017 >= 1199566848u)), _e1017, (_e1017 > 2139095040u)) | (_e1015 & 2147483648u)));
-            }
-            let _e1049 = active_55_;
-            if _e1049 {
-                let _e1051 = r40_;
-                let _e1055 = params.N;
-                let _e1058 = i_13_;
-                let _e1061 = bitcast<u32>(((0i * _e1055) + _e1058));
-                let _e1069 = ((_e1061 & 1u) << 4u);
-                let _e1070 = bitcast<u32>(_e1051);
-                let _e1072 = (_e1070 & 2147483647u);
-                atomicAnd((&A[(_e1061 >> 1u)]), ~((65535u << _e1069)));
-                atomicOr((&A[(_e1061 >> 1u)]), ((select(select(((_e1072 >> 13u) - 114688u), u32((bitcast<f32>(_e1072) * 16777216f)), (_e1072 < 947912704u)), select(31744u, 32256u, (_e1072 > 2139095040u)), (_e1072 >= 2139095040u)) | ((_e1070 >> 16u) & 32768u)) << _e1069));
-            }
-            let _e1101 = active_55_;
-            if _e1101 {
-                let _e1103 = a_33_;
-                let _e1105 = b_39_;
-                r51_ = (_e1103 * _e1105);
-            }
-            let _e1109 = active_55_;
-            if _e1109 {
-                let _e1111 = r51_;
-                let _e1112 = bitcast<u32>(_e1111);
-                let _e1114 = (_e1112 & 2147483647u);
-                r41_ = bitcast<f32>((select(select(select((((_e1114 + 4095u) + ((_e1114 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1114) * 16777216f)) * 0.000000059604645f)), (_e1114 < 947912704u)), 2139095040u, (_e1114 >= 1199566848u)), _e1114, (_e1114 > 2139095040u)) | (_e1112 & 2147483648u)));
-            }
-            let _e1146 = active_55_;
-            if _e1146 {
-                let _e1148 = r41_;
-                let _e1150 = a_33_;
-                r52_ = (_e1148 - _e1150);
-            }
-            let _e1154 = active_55_;
-            if _e1154 {
-                let _e1156 = r52_;
-                let _e1157 = bitcast<u32>(_e1156);
-                let _e1159 = (_e1157 & 2147483647u);
-                r42_ = bitcast<f32>((select(select(select((((_e1159 + 4095u) + ((_e1159 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1159) * 16777216f)) * 0.000000059604645f)), (_e1159 < 947912704u)), 2139095040u, (_e1159 >= 1199566848u)), _e1159, (_e1159 > 2139095040u)) | (_e1157 & 2147483648u)));
-            }
-            let _e1191 = active_55_;
-            if _e1191 {
-                let _e1193 = r42_;
-                let _e1197 = params.N;
-                let _e1200 = i_13_;
-                let _e1203 = bitcast<u32>(((1i * _e1197) + _e1200));
-                let _e1211 = ((_e1203 & 1u) << 4u);
-                let _e1212 = bitcast<u32>(_e1193);
-                let _e1214 = (_e1212 & 2147483647u);
-                atomicAnd((&A[(_e1203 >> 1u)]), ~((65535u << _e1211)));
-                atomicOr((&A[(_e1203 >> 1u)]), ((select(select(((_e1214 >> 13u) - 114688u), u32((bitcast<f32>(_e1214) * 16777216f)), (_e1214 < 947912704u)), select(31744u, 32256u, (_e1214 > 2139095040u)), (_e1214 >= 2139095040u)) | ((_e1212 >> 16u) & 32768u)) << _e1211));
-            }
-            let _e1243 = active_55_;
-            if _e1243 {
-                let _e1245 = i_13_;
-                r43_ = (_e1245 * 37i);
-            }
-            let _e1250 = active_55_;
-            if _e1250 {
-                let _e1252 = r43_;
-                r44_ = (_e1252 - 30000i);
-            }
-            let _e1257 = active_55_;
-            if _e1257 {
-                let _e1259 = r44_;
-                r53_ = f32(_e1259);
-            }
-            let _e1263 = active_55_;
-            if _e1263 {
-                let _e1265 = r53_;
-                let _e1266 = bitcast<u32>(_e1265);
-                let _e1268 = (_e1266 & 2147483647u);
-                r45_ = bitcast<f32>((select(select(select((((_e1268 + 4095u) + ((_e1268 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1268) * 16777216f)) * 0.000000059604645f)), (_e1268 < 947912704u)), 2139095040u, (_e1268 >= 1199566848u)), _e1268, (_e1268 > 2139095040u)) | (_e1266 & 2147483648u)));
-            }
-            let _e1300 = active_55_;
-            if _e1300 {
-                let _e1302 = r45_;
-                let _e1306 = params.N;
-                let _e1309 = i_13_;
-                let _e1312 = bitcast<u32>(((2i * _e1306) + _e1309));
-                let _e1320 = ((_e1312 & 1u) << 4u);
-                let _e1321 = bitcast<u32>(_e1302);
-                let _e1323 = (_e1321 & 2147483647u);
-                atomicAnd((&A[(_e1312 >> 1u)]), ~((65535u << _e1320)));
-                atomicOr((&A[(_e1312 >> 1u)]), ((select(select(((_e1323 >> 13u) - 114688u), u32((bitcast<f32>(_e1323) * 16777216f)), (_e1323 < 947912704u)), select(31744u, 32256u, (_e1323 > 2139095040u)), (_e1323 >= 2139095040u)) | ((_e1321 >> 16u) & 32768u)) << _e1320));
-            }
-            let _e1352 = active_55_;
-            if _e1352 {
-                let _e1354 = top_20_;
-                let _e1358 = params.N;
-                let _e1361 = i_13_;
-                let _e1364 = bitcast<u32>(((0i * _e1358) + _e1361));
-                let _e1372 = ((_e1364 & 1u) << 4u);
-                let _e1373 = bitcast<u32>(_e1354);
-                let _e1375 = (_e1373 & 2147483647u);
-                atomicAnd((&T[(_e1364 >> 1u)]), ~((65535u << _e1372)));
-                atomicOr((&T[(_e1364 >> 1u)]), ((select(select(((_e1375 >> 13u) - 114688u), u32((bitcast<f32>(_e1375) * 16777216f)), (_e1375 < 947912704u)), select(31744u, 32256u, (_e1375 > 2139095040u)), (_e1375 >= 2139095040u)) | ((_e1373 >> 16u) & 32768u)) << _e1372));
-            }
-            let _e1404 = active_55_;
-            if _e1404 {
-                let _e1406 = total_22_;
-                let _e1410 = params.N;
-                let _e1413 = i_13_;
-                let _e1416 = bitcast<u32>(((1i * _e1410) + _e1413));
-                let _e1424 = ((_e1416 & 1u) << 4u);
-                let _e1425 = bitcast<u32>(_e1406);
-                let _e1427 = (_e1425 & 2147483647u);
-                atomicAnd((&T[(_e1416 >> 1u)]), ~((65535u << _e1424)));
-                atomicOr((&T[(_e1416 >> 1u)]), ((select(select(((_e1427 >> 13u) - 114688u), u32((bitcast<f32>(_e1427) * 16777216f)), (_e1427 < 947912704u)), select(31744u, 32256u, (_e1427 > 2139095040u)), (_e1427 >= 2139095040u)) | ((_e1425 >> 16u) & 32768u)) << _e1424));
-            }
-            let _e1456 = active_55_;
-            if _e1456 {
-                let _e1458 = next_24_;
-                let _e1462 = params.N;
-                let _e1465 = i_13_;
-                let _e1468 = bitcast<u32>(((2i * _e1462) + _e1465));
-                let _e1476 = ((_e1468 & 1u) << 4u);
-                let _e1477 = bitcast<u32>(_e1458);
-                let _e1479 = (_e1477 & 2147483647u);
-                atomicAnd((&T[(_e1468 >> 1u)]), ~((65535u << _e1476)));
-                atomicOr((&T[(_e1468 >> 1u)]), ((select(select(((_e1479 >> 13u) - 114688u), u32((bitcast<f32>(_e1479) * 16777216f)), (_e1479 < 947912704u)), select(31744u, 32256u, (_e1479 > 2139095040u)), (_e1479 >= 2139095040u)) | ((_e1477 >> 16u) & 32768u)) << _e1476));
-            }
-            let _e1508 = active_55_;
-            if _e1508 {
-                let _e1510 = a_33_;
-                r46_ = abs(_e1510);
-            }
-            let _e1514 = active_55_;
-            if _e1514 {
-                let _e1516 = b_39_;
-                r47_ = -(_e1516);
-            }
-            let _e1520 = active_55_;
-            if _e1520 {
-                let _e1522 = r46_;
-                let _e1524 = r47_;
-                r54_ = (_e1522 * _e1524);
-            }
-            let _e1528 = active_55_;
-            if _e1528 {
-                let _e1530 = r54_;
-                let _e1531 = bitcast<u32>(_e1530);
-                let _e1533 = (_e1531 & 2147483647u);
-                r48_ = bitcast<f32>((select(select(select((((_e1533 + 4095u) + ((_e1533 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1533) * 16777216f)) * 0.000000059604645f)), (_e1533 < 947912704u)), 2139095040u, (_e1533 >= 1199566848u)), _e1533, (_e1533 > 2139095040u)) | (_e1531 & 2147483648u)));
-            }
-            let _e1565 = active_55_;
-            if _e1565 {
-                let _e1567 = r48_;
-                let _e1571 = params.N;
-                let _e1574 = i_13_;
-                let _e1577 = bitcast<u32>(((3i * _e1571) + _e1574));
-                let _e1585 = ((_e1577 & 1u) << 4u);
-                let _e1586 = bitcast<u32>(_e1567);
-                let _e1588 = (_e1586 & 2147483647u);
-                atomicAnd((&T[(_e1577 >> 1u)]), ~((65535u << _e1585)));
-                atomicOr((&T[(_e1577 >> 1u)]), ((select(select(((_e1588 >> 13u) - 114688u), u32((bitcast<f32>(_e1588) * 16777216f)), (_e1588 < 947912704u)), select(31744u, 32256u, (_e1588 > 2139095040u)), (_e1588 >= 2139095040u)) | ((_e1586 >> 16u) & 32768u)) << _e1585));
+        let _e543 = active_55_;
+        if _e543 {
+            let _e545 = r23_;
+            next_24_ = _e545;
+            let _e549 = params.N;
+            r25_ = _e549;
+            let _e552 = i_13_;
+            let _e554 = r25_;
+            r26_ = (_e552 < _e554);
+            let _e558 = r26_;
+            if _e558 {
+                let _e563 = i_13_;
+                let _e567 = F[bitcast<u32>(_e563)];
+                r27_ = _e567;
+                let _e570 = r27_;
+                x_28_ = _e570;
+                let _e573 = x_28_;
+                let _e574 = bitcast<u32>(_e573);
+                let _e576 = (_e574 & 2147483647u);
+                r29_ = bitcast<f32>((select(select(select((((_e576 + 4095u) + ((_e576 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e576) * 16777216f)) * 0.000000059604645f)), (_e576 < 947912704u)), 2139095040u, (_e576 >= 1199566848u)), _e576, (_e576 > 2139095040u)) | (_e574 & 2147483648u)));
+                let _e608 = r29_;
+                let _e613 = i_13_;
+                let _e614 = bitcast<u32>(_e613);
+                let _e622 = ((_e614 & 1u) << 4u);
+                let _e623 = bitcast<u32>(_e608);
+                let _e625 = (_e623 & 2147483647u);
+                atomicAnd((&R[(_e614 >> 1u)]), ~((65535u << _e622)));
+                atomicOr((&R[(_e614 >> 1u)]), ((select(select(((_e625 >> 13u) - 114688u), u32((bitcast<f32>(_e625) * 16777216f)), (_e625 < 947912704u)), select(31744u, 32256u, (_e625 > 2139095040u)), (_e625 >= 2139095040u)) | ((_e623 >> 16u) & 32768u)) << _e622));
+                let _e654 = x_28_;
+                let _e655 = bitcast<u32>(_e654);
+                let _e657 = (_e655 & 2147483647u);
+                r30_ = bitcast<f32>((select(select(select((((_e657 + 4095u) + ((_e657 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e657) * 16777216f)) * 0.000000059604645f)), (_e657 < 947912704u)), 2139095040u, (_e657 >= 1199566848u)), _e657, (_e657 > 2139095040u)) | (_e655 & 2147483648u)));
+                let _e689 = r30_;
+                r31_ = _e689;
+                let _e692 = r31_;
+                let _e697 = i_13_;
+                W[bitcast<u32>(_e697)] = _e692;
+                let _e705 = i_13_;
+                let _e706 = bitcast<u32>(_e705);
+                let _e715 = H[(_e706 >> 1u)];
+                let _e716 = (_e715 >> ((_e706 & 1u) << 4u));
+                let _e718 = (_e716 & 32767u);
+                let _e720 = (_e718 << 13u);
+                r32_ = bitcast<f32>((select(select((_e720 + 939524096u), (_e720 | 2139095040u), (_e718 >= 31744u)), bitcast<u32>((f32(_e718) * 0.000000059604645f)), (_e718 < 1024u)) | ((_e716 & 32768u) << 16u)));
+                let _e743 = r32_;
+                a_33_ = _e743;
+                let _e746 = i_13_;
+                r34_ = (_e746 * 7i);
+                let _e751 = r34_;
+                r35_ = (_e751 + 3i);
+                let _e757 = params.N;
+                r36_ = _e757;
+                let _e760 = r35_;
+                let _e762 = r36_;
+                r37_ = (_e760 % _e762);
+                let _e769 = r37_;
+                let _e770 = bitcast<u32>(_e769);
+                let _e779 = H[(_e770 >> 1u)];
+                let _e780 = (_e779 >> ((_e770 & 1u) << 4u));
+                let _e782 = (_e780 & 32767u);
+                let _e784 = (_e782 << 13u);
+                r38_ = bitcast<f32>((select(select((_e784 + 939524096u), (_e784 | 2139095040u), (_e782 >= 31744u)), bitcast<u32>((f32(_e782) * 0.000000059604645f)), (_e782 < 1024u)) | ((_e780 & 32768u) << 16u)));
+                let _e807 = r38_;
+                b_39_ = _e807;
+                let _e810 = a_33_;
+                let _e812 = b_39_;
+                r50_ = (_e810 + _e812);
+                let _e816 = r50_;
+                let _e817 = bitcast<u32>(_e816);
+                let _e819 = (_e817 & 2147483647u);
+                r40_ = bitcast<f32>((select(select(select((((_e819 + 4095u) + ((_e819 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e819) * 16777216f)) * 0.000000059604645f)), (_e819 < 947912704u)), 2139095040u, (_e819 >= 1199566848u)), _e819, (_e819 > 2139095040u)) | (_e817 & 2147483648u)));
+                let _e851 = r40_;
+                let _e855 = params.N;
+                let _e858 = i_13_;
+                let _e861 = bitcast<u32>(((0i * _e855) + _e858));
+                let _e869 = ((_e861 & 1u) << 4u);
+                let _e870 = bitcast<u32>(_e851);
+                let _e872 = (_e870 & 2147483647u);
+                atomicAnd((&A[(_e861 >> 1u)]), ~((65535u << _e869)));
+                atomicOr((&A[(_e861 >> 1u)]), ((select(select(((_e872 >> 13u) - 114688u), u32((bitcast<f32>(_e872) * 16777216f)), (_e872 < 947912704u)), select(31744u, 32256u, (_e872 > 2139095040u)), (_e872 >= 2139095040u)) | ((_e870 >> 16u) & 32768u)) << _e869));
+                let _e901 = a_33_;
+                let _e903 = b_39_;
+                r51_ = (_e901 * _e903);
+                let _e907 = r51_;
+                let _e908 = bitcast<u32>(_e907);
+                let _e910 = (_e908 & 2147483647u);
+                r41_ = bitcast<f32>((select(select(select((((_e910 + 4095u) + ((_e910 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e910) * 16777216f)) * 0.000000059604645f)), (_e910 < 947912704u)), 2139095040u, (_e910 >= 1199566848u)), _e910, (_e910 > 2139095040u)) | (_e908 & 2147483648u)));
+                let _e942 = r41_;
+                let _e944 = a_33_;
+                r52_ = (_e942 - _e944);
+                let _e948 = r52_;
+                let _e949 = bitcast<u32>(_e948);
+                let _e951 = (_e949 & 2147483647u);
+                r42_ = bitcast<f32>((select(select(select((((_e951 + 4095u) + ((_e951 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e951) * 16777216f)) * 0.000000059604645f)), (_e951 < 947912704u)), 2139095040u, (_e951 >= 1199566848u)), _e951, (_e951 > 2139095040u)) | (_e949 & 2147483648u)));
+                let _e983 = r42_;
+                let _e987 = params.N;
+                let _e990 = i_13_;
+                let _e993 = bitcast<u32>(((1i * _e987) + _e990));
+                let _e1001 = ((_e993 & 1u) << 4u);
+                let _e1002 = bitcast<u32>(_e983);
+                let _e1004 = (_e1002 & 2147483647u);
+                atomicAnd((&A[(_e993 >> 1u)]), ~((65535u << _e1001)));
+                atomicOr((&A[(_e993 >> 1u)]), ((select(select(((_e1004 >> 13u) - 114688u), u32((bitcast<f32>(_e1004) * 16777216f)), (_e1004 < 947912704u)), select(31744u, 32256u, (_e1004 > 2139095040u)), (_e1004 >= 2139095040u)) | ((_e1002 >> 16u) & 32768u)) << _e1001));
+                let _e1033 = i_13_;
+                r43_ = (_e1033 * 37i);
+                let _e1038 = r43_;
+                r44_ = (_e1038 - 30000i);
+                let _e1043 = r44_;
+                r53_ = f32(_e1043);
+                let _e1047 = r53_;
+                let _e1048 = bitcast<u32>(_e1047);
+                let _e1050 = (_e1048 & 2147483647u);
+                r45_ = bitcast<f32>((select(select(select((((_e1050 + 4095u) + ((_e1050 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1050) * 16777216f)) * 0.000000059604645f)), (_e1050 < 947912704u)), 2139095040u, (_e1050 >= 1199566848u)), _e1050, (_e1050 > 2139095040u)) | (_e1048 & 2147483648u)));
+                let _e1082 = r45_;
+                let _e1086 = params.N;
+                let _e1089 = i_13_;
+                let _e1092 = bitcast<u32>(((2i * _e1086) + _e1089));
+                let _e1100 = ((_e1092 & 1u) << 4u);
+                let _e1101 = bitcast<u32>(_e1082);
+                let _e1103 = (_e1101 & 2147483647u);
+                atomicAnd((&A[(_e1092 >> 1u)]), ~((65535u << _e1100)));
+                atomicOr((&A[(_e1092 >> 1u)]), ((select(select(((_e1103 >> 13u) - 114688u), u32((bitcast<f32>(_e1103) * 16777216f)), (_e1103 < 947912704u)), select(31744u, 32256u, (_e1103 > 2139095040u)), (_e1103 >= 2139095040u)) | ((_e1101 >> 16u) & 32768u)) << _e1100));
+                let _e1132 = top_20_;
+                let _e1136 = params.N;
+                let _e1139 = i_13_;
+                let _e1142 = bitcast<u32>(((0i * _e1136) + _e1139));
+                let _e1150 = ((_e1142 & 1u) << 4u);
+                let _e1151 = bitcast<u32>(_e1132);
+                let _e1153 = (_e1151 & 2147483647u);
+                atomicAnd((&T[(_e1142 >> 1u)]), ~((65535u << _e1150)));
+                atomicOr((&T[(_e1142 >> 1u)]), ((select(select(((_e1153 >> 13u) - 114688u), u32((bitcast<f32>(_e1153) * 16777216f)), (_e1153 < 947912704u)), select(31744u, 32256u, (_e1153 > 2139095040u)), (_e1153 >= 2139095040u)) | ((_e1151 >> 16u) & 32768u)) << _e1150));
+                let _e1182 = total_22_;
+                let _e1186 = params.N;
+                let _e1189 = i_13_;
+                let _e1192 = bitcast<u32>(((1i * _e1186) + _e1189));
+                let _e1200 = ((_e1192 & 1u) << 4u);
+                let _e1201 = bitcast<u32>(_e1182);
+                let _e1203 = (_e1201 & 2147483647u);
+                atomicAnd((&T[(_e1192 >> 1u)]), ~((65535u << _e1200)));
+                atomicOr((&T[(_e1192 >> 1u)]), ((select(select(((_e1203 >> 13u) - 114688u), u32((bitcast<f32>(_e1203) * 16777216f)), (_e1203 < 947912704u)), select(31744u, 32256u, (_e1203 > 2139095040u)), (_e1203 >= 2139095040u)) | ((_e1201 >> 16u) & 32768u)) << _e1200));
+                let _e1232 = next_24_;
+                let _e1236 = params.N;
+                let _e1239 = i_13_;
+                let _e1242 = bitcast<u32>(((2i * _e1236) + _e1239));
+                let _e1250 = ((_e1242 & 1u) << 4u);
+                let _e1251 = bitcast<u32>(_e1232);
+                let _e1253 = (_e1251 & 2147483647u);
+                atomicAnd((&T[(_e1242 >> 1u)]), ~((65535u << _e1250)));
+                atomicOr((&T[(_e1242 >> 1u)]), ((select(select(((_e1253 >> 13u) - 114688u), u32((bitcast<f32>(_e1253) * 16777216f)), (_e1253 < 947912704u)), select(31744u, 32256u, (_e1253 > 2139095040u)), (_e1253 >= 2139095040u)) | ((_e1251 >> 16u) & 32768u)) << _e1250));
+                let _e1282 = a_33_;
+                r46_ = abs(_e1282);
+                let _e1286 = b_39_;
+                r47_ = -(_e1286);
+                let _e1290 = r46_;
+                let _e1292 = r47_;
+                r54_ = (_e1290 * _e1292);
+                let _e1296 = r54_;
+                let _e1297 = bitcast<u32>(_e1296);
+                let _e1299 = (_e1297 & 2147483647u);
+                r48_ = bitcast<f32>((select(select(select((((_e1299 + 4095u) + ((_e1299 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e1299) * 16777216f)) * 0.000000059604645f)), (_e1299 < 947912704u)), 2139095040u, (_e1299 >= 1199566848u)), _e1299, (_e1299 > 2139095040u)) | (_e1297 & 2147483648u)));
+                let _e1331 = r48_;
+                let _e1335 = params.N;
+                let _e1338 = i_13_;
+                let _e1341 = bitcast<u32>(((3i * _e1335) + _e1338));
+                let _e1349 = ((_e1341 & 1u) << 4u);
+                let _e1350 = bitcast<u32>(_e1331);
+                let _e1352 = (_e1350 & 2147483647u);
+                atomicAnd((&T[(_e1341 >> 1u)]), ~((65535u << _e1349)));
+                atomicOr((&T[(_e1341 >> 1u)]), ((select(select(((_e1352 >> 13u) - 114688u), u32((bitcast<f32>(_e1352) * 16777216f)), (_e1352 < 947912704u)), select(31744u, 32256u, (_e1352 > 2139095040u)), (_e1352 >= 2139095040u)) | ((_e1350 >> 16u) & 32768u)) << _e1349));
             }
         }
-        let _e1617 = saved_65_;
-        let _e1619 = taken_66_;
-        let _e1623 = exited_56_;
-        active_55_ = ((_e1617 && !(_e1619)) && !(_e1623));
-        {
-        }
-        let _e1628 = saved_65_;
-        let _e1630 = exited_56_;
-        active_55_ = (_e1628 && !(_e1630));
     }
 }

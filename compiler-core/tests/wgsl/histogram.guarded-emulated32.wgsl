@@ -60,20 +60,8 @@ fn tessera_histogram(@builtin(local_invocation_index) local_index: u32, @builtin
     var active_34_: bool;
     var exited_35_: bool;
     var vote_number_36_: u32;
-    var entry_37_: bool;
-    var broken_38_: bool;
-    var continued_39_: bool;
-    var left_40_: bool = false;
-    var saved_41_: bool;
-    var taken_42_: bool;
-    var entry_43_: bool;
-    var broken_44_: bool;
-    var continued_45_: bool;
-    var left_46_: bool = false;
-    var saved_47_: bool;
-    var taken_48_: bool;
-    var saved_49_: bool;
-    var taken_50_: bool;
+    var left_37_: bool = false;
+    var left_38_: bool = false;
 
     active_34_ = true;
     exited_35_ = false;
@@ -82,390 +70,146 @@ fn tessera_histogram(@builtin(local_invocation_index) local_index: u32, @builtin
         let _e8 = active_34_;
         if _e8 {
             r0_ = 256i;
-        }
-        let _e12 = active_34_;
-        if _e12 {
             e_1_ = i32(local_index);
-        }
-        let _e17 = active_34_;
-        entry_37_ = _e17;
-        broken_38_ = false;
-        left_40_ = false;
-        loop {
-            continued_39_ = false;
-            let _e27 = entry_37_;
-            let _e29 = exited_35_;
-            let _e31 = broken_38_;
-            let _e33 = continued_39_;
-            active_34_ = (_e27 && !((_e29 || (_e31 || _e33))));
-            let _e40 = vote_number_36_;
-            vote_number_36_ = (_e40 + 1u);
-            let _e45 = active_34_;
-            if _e45 {
-                let _e48 = vote_number_36_;
-                atomicMax((&workgroup_votes), _e48);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e53 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e53;
-            }
-            let _e56 = workgroupUniformLoad((&workgroup_any));
-            let _e58 = vote_number_36_;
-            if (u32((_e56 == _e58)) == 0u) {
-                left_40_ = true;
-                break;
-            }
-            let _e66 = active_34_;
-            if _e66 {
-                let _e76 = trips_33_;
-                let _e78 = (_e76 + 1u);
-                trips_33_ = _e78;
-                if (_e78 > 4096u) {
+            left_37_ = false;
+            loop {
+                let _e24 = trips_33_;
+                let _e26 = (_e24 + 1u);
+                trips_33_ = _e26;
+                if (_e26 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_35_ = true;
-                    active_34_ = false;
+                    left_37_ = true;
+                    break;
                 }
-            }
-            {
-                let _e82 = active_34_;
-                if _e82 {
-                    let _e84 = e_1_;
-                    r2_ = (_e84 < 256i);
-                }
-                let _e89 = active_34_;
-                if _e89 {
-                    let _e91 = r2_;
-                    r3_ = !(_e91);
-                }
-                let _e95 = active_34_;
-                saved_41_ = _e95;
-                let _e98 = r3_;
-                let _e100 = saved_41_;
-                let _e101 = (_e100 && _e98);
-                taken_42_ = _e101;
-                active_34_ = _e101;
                 {
-                    let _e105 = active_34_;
-                    let _e107 = broken_38_;
-                    broken_38_ = (_e107 || _e105);
-                    active_34_ = false;
-                }
-                let _e113 = saved_41_;
-                let _e115 = taken_42_;
-                let _e119 = exited_35_;
-                let _e121 = broken_38_;
-                let _e123 = continued_39_;
-                active_34_ = ((_e113 && !(_e115)) && !((_e119 || (_e121 || _e123))));
-                {
-                }
-                let _e130 = saved_41_;
-                let _e132 = exited_35_;
-                let _e134 = broken_38_;
-                let _e136 = continued_39_;
-                active_34_ = (_e130 && !((_e132 || (_e134 || _e136))));
-                let _e143 = active_34_;
-                if _e143 {
-                    let _e145 = e_1_;
-                    r4_ = (_e145 / 1i);
-                }
-                let _e150 = active_34_;
-                if _e150 {
-                    let _e152 = r4_;
-                    r5_ = (_e152 % 256i);
-                }
-                let _e157 = active_34_;
-                if _e157 {
-                    let _e161 = r5_;
-                    atomicStore((&tile0_counts[bitcast<u32>(_e161)]), 0u);
-                }
-            }
-            continuing {
-                let _e166 = entry_37_;
-                continued_39_ = false;
-                let _e170 = exited_35_;
-                let _e172 = broken_38_;
-                let _e174 = continued_39_;
-                active_34_ = (_e166 && !((_e170 || (_e172 || _e174))));
-                {
-                    let _e181 = active_34_;
-                    if _e181 {
-                        let _e183 = e_1_;
-                        let _e185 = r0_;
-                        e_1_ = (_e183 + _e185);
+                    let _e30 = e_1_;
+                    r2_ = (_e30 < 256i);
+                    let _e35 = r2_;
+                    r3_ = !(_e35);
+                    let _e39 = r3_;
+                    if _e39 {
+                        left_37_ = true;
+                        break;
                     }
+                    let _e43 = e_1_;
+                    r4_ = (_e43 / 1i);
+                    let _e48 = r4_;
+                    r5_ = (_e48 % 256i);
+                    let _e55 = r5_;
+                    atomicStore((&tile0_counts[bitcast<u32>(_e55)]), 0u);
+                }
+                continuing {
+                    let _e60 = e_1_;
+                    let _e62 = r0_;
+                    e_1_ = (_e60 + _e62);
                 }
             }
+            let _e66 = left_37_;
+            if !(_e66) {
+                loop_guard[0u] = 2147483649u;
+            }
         }
-        let _e189 = left_40_;
-        if !(_e189) {
-            loop_guard[0u] = 2147483649u;
-        }
-        let _e196 = entry_37_;
-        let _e198 = exited_35_;
-        active_34_ = (_e196 && !(_e198));
         storageBarrier();
         workgroupBarrier();
-        let _e203 = active_34_;
-        if _e203 {
+        let _e73 = active_34_;
+        if _e73 {
             r6_ = i32(block.x);
-        }
-        let _e209 = active_34_;
-        if _e209 {
             r7_ = 256i;
+            let _e81 = r6_;
+            let _e83 = r7_;
+            r8_ = (_e81 * _e83);
+            r9_ = i32(local_index);
+            let _e90 = r8_;
+            let _e92 = r9_;
+            r10_ = (_e90 + _e92);
+            let _e97 = params.N;
+            r11_ = _e97;
+            r12_ = i32(blocks.x);
+            r13_ = 256i;
+            let _e106 = r12_;
+            let _e108 = r13_;
+            r14_ = (_e106 * _e108);
+            let _e112 = r11_;
+            r15_ = _e112;
+            let _e115 = r14_;
+            r16_ = _e115;
+            let _e118 = r10_;
+            i_17_ = _e118;
+            left_38_ = false;
+            loop {
+                let _e130 = trips_33_;
+                let _e132 = (_e130 + 1u);
+                trips_33_ = _e132;
+                if (_e132 > 4096u) {
+                    loop_guard[0u] = 2u;
+                    left_38_ = true;
+                    break;
+                }
+                {
+                    let _e136 = r16_;
+                    r18_ = (_e136 > 0i);
+                    let _e141 = i_17_;
+                    let _e143 = r15_;
+                    r19_ = (_e141 < _e143);
+                    let _e147 = i_17_;
+                    let _e149 = r15_;
+                    r20_ = (_e147 > _e149);
+                    let _e153 = r18_;
+                    let _e155 = r19_;
+                    let _e157 = r20_;
+                    r21_ = select(_e157, _e155, _e153);
+                    let _e161 = r21_;
+                    r22_ = !(_e161);
+                    let _e165 = r22_;
+                    if _e165 {
+                        left_38_ = true;
+                        break;
+                    }
+                    let _e172 = i_17_;
+                    let _e176 = X[bitcast<u32>(_e172)];
+                    r23_ = _e176;
+                    let _e180 = params.B;
+                    r24_ = _e180;
+                    let _e183 = r24_;
+                    r25_ = u32(_e183);
+                    let _e187 = r23_;
+                    let _e189 = r25_;
+                    r26_ = (_e187 % _e189);
+                    let _e194 = r26_;
+                    atomicAdd((&tile0_counts[bitcast<u32>(_e194)]), 1u);
+                }
+                continuing {
+                    let _e200 = i_17_;
+                    let _e202 = r16_;
+                    i_17_ = (_e200 + _e202);
+                }
+            }
+            let _e206 = left_38_;
+            if !(_e206) {
+                loop_guard[0u] = 2147483650u;
+            }
         }
+        storageBarrier();
+        workgroupBarrier();
         let _e213 = active_34_;
         if _e213 {
-            let _e215 = r6_;
-            let _e217 = r7_;
-            r8_ = (_e215 * _e217);
-        }
-        let _e221 = active_34_;
-        if _e221 {
-            r9_ = i32(local_index);
-        }
-        let _e226 = active_34_;
-        if _e226 {
-            let _e228 = r8_;
-            let _e230 = r9_;
-            r10_ = (_e228 + _e230);
-        }
-        let _e234 = active_34_;
-        if _e234 {
-            let _e237 = params.N;
-            r11_ = _e237;
-        }
-        let _e240 = active_34_;
-        if _e240 {
-            r12_ = i32(blocks.x);
-        }
-        let _e246 = active_34_;
-        if _e246 {
-            r13_ = 256i;
-        }
-        let _e250 = active_34_;
-        if _e250 {
-            let _e252 = r12_;
-            let _e254 = r13_;
-            r14_ = (_e252 * _e254);
-        }
-        let _e258 = active_34_;
-        if _e258 {
-            let _e260 = r11_;
-            r15_ = _e260;
-        }
-        let _e263 = active_34_;
-        if _e263 {
-            let _e265 = r14_;
-            r16_ = _e265;
-        }
-        let _e268 = active_34_;
-        if _e268 {
-            let _e270 = r10_;
-            i_17_ = _e270;
-        }
-        let _e273 = active_34_;
-        entry_43_ = _e273;
-        broken_44_ = false;
-        left_46_ = false;
-        loop {
-            continued_45_ = false;
-            let _e283 = entry_43_;
-            let _e285 = exited_35_;
-            let _e287 = broken_44_;
-            let _e289 = continued_45_;
-            active_34_ = (_e283 && !((_e285 || (_e287 || _e289))));
-            let _e296 = vote_number_36_;
-            vote_number_36_ = (_e296 + 1u);
-            let _e301 = active_34_;
-            if _e301 {
-                let _e304 = vote_number_36_;
-                atomicMax((&workgroup_votes), _e304);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e309 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e309;
-            }
-            let _e312 = workgroupUniformLoad((&workgroup_any));
-            let _e314 = vote_number_36_;
-            if (u32((_e312 == _e314)) == 0u) {
-                left_46_ = true;
-                break;
-            }
-            let _e322 = active_34_;
-            if _e322 {
-                let _e332 = trips_33_;
-                let _e334 = (_e332 + 1u);
-                trips_33_ = _e334;
-                if (_e334 > 4096u) {
-                    loop_guard[0u] = 2u;
-                    exited_35_ = true;
-                    active_34_ = false;
-                }
-            }
-            {
-                let _e338 = active_34_;
-                if _e338 {
-                    let _e340 = r16_;
-                    r18_ = (_e340 > 0i);
-                }
-                let _e345 = active_34_;
-                if _e345 {
-                    let _e347 = i_17_;
-                    let _e349 = r15_;
-                    r19_ = (_e347 < _e349);
-                }
-                let _e353 = active_34_;
-                if _e353 {
-                    let _e355 = i_17_;
-                    let _e357 = r15_;
-                    r20_ = (_e355 > _e357);
-                }
-                let _e361 = active_34_;
-                if _e361 {
-                    let _e363 = r18_;
-                    let _e365 = r19_;
-                    let _e367 = r20_;
-                    r21_ = select(_e367, _e365, _e363);
-                }
-                let _e371 = active_34_;
-                if _e371 {
-                    let _e373 = r21_;
-                    r22_ = !(_e373);
-                }
-                let _e377 = active_34_;
-                saved_47_ = _e377;
-                let _e380 = r22_;
-                let _e382 = saved_47_;
-                let _e383 = (_e382 && _e380);
-                taken_48_ = _e383;
-                active_34_ = _e383;
-                {
-                    let _e387 = active_34_;
-                    let _e389 = broken_44_;
-                    broken_44_ = (_e389 || _e387);
-                    active_34_ = false;
-                }
-                let _e395 = saved_47_;
-                let _e397 = taken_48_;
-                let _e401 = exited_35_;
-                let _e403 = broken_44_;
-                let _e405 = continued_45_;
-                active_34_ = ((_e395 && !(_e397)) && !((_e401 || (_e403 || _e405))));
-                {
-                }
-                let _e412 = saved_47_;
-                let _e414 = exited_35_;
-                let _e416 = broken_44_;
-                let _e418 = continued_45_;
-                active_34_ = (_e412 && !((_e414 || (_e416 || _e418))));
-                let _e425 = active_34_;
-                if _e425 {
-                    let _e430 = i_17_;
-                    let _e434 = X[bitcast<u32>(_e430)];
-                    r23_ = _e434;
-                }
-                let _e437 = active_34_;
-                if _e437 {
-                    let _e440 = params.B;
-                    r24_ = _e440;
-                }
-                let _e443 = active_34_;
-                if _e443 {
-                    let _e445 = r24_;
-                    r25_ = u32(_e445);
-                }
-                let _e449 = active_34_;
-                if _e449 {
-                    let _e451 = r23_;
-                    let _e453 = r25_;
-                    r26_ = (_e451 % _e453);
-                }
-                let _e457 = active_34_;
-                if _e457 {
-                    let _e460 = r26_;
-                    atomicAdd((&tile0_counts[bitcast<u32>(_e460)]), 1u);
-                }
-            }
-            continuing {
-                let _e466 = entry_43_;
-                continued_45_ = false;
-                let _e470 = exited_35_;
-                let _e472 = broken_44_;
-                let _e474 = continued_45_;
-                active_34_ = (_e466 && !((_e470 || (_e472 || _e474))));
-                {
-                    let _e481 = active_34_;
-                    if _e481 {
-                        let _e483 = i_17_;
-                        let _e485 = r16_;
-                        i_17_ = (_e483 + _e485);
-                    }
-                }
-            }
-        }
-        let _e489 = left_46_;
-        if !(_e489) {
-            loop_guard[0u] = 2147483650u;
-        }
-        let _e496 = entry_43_;
-        let _e498 = exited_35_;
-        active_34_ = (_e496 && !(_e498));
-        storageBarrier();
-        workgroupBarrier();
-        let _e503 = active_34_;
-        if _e503 {
             r27_ = i32(local_index);
-        }
-        let _e508 = active_34_;
-        if _e508 {
-            let _e511 = params.B;
-            r28_ = _e511;
-        }
-        let _e514 = active_34_;
-        if _e514 {
-            let _e516 = r27_;
-            let _e518 = r28_;
-            r29_ = (_e516 < _e518);
-        }
-        let _e522 = active_34_;
-        saved_49_ = _e522;
-        let _e525 = r29_;
-        let _e527 = saved_49_;
-        let _e528 = (_e527 && _e525);
-        taken_50_ = _e528;
-        active_34_ = _e528;
-        {
-            let _e532 = active_34_;
-            if _e532 {
+            let _e219 = params.B;
+            r28_ = _e219;
+            let _e222 = r27_;
+            let _e224 = r28_;
+            r29_ = (_e222 < _e224);
+            let _e228 = r29_;
+            if _e228 {
                 r30_ = i32(local_index);
-            }
-            let _e537 = active_34_;
-            if _e537 {
                 r31_ = i32(local_index);
-            }
-            let _e542 = active_34_;
-            if _e542 {
-                let _e545 = r31_;
-                let _e549 = atomicLoad((&tile0_counts[bitcast<u32>(_e545)]));
-                r32_ = _e549;
-            }
-            let _e552 = active_34_;
-            if _e552 {
-                let _e557 = r30_;
-                let _e562 = r32_;
-                atomicAdd((&H[bitcast<u32>(_e557)]), _e562);
+                let _e237 = r31_;
+                let _e241 = atomicLoad((&tile0_counts[bitcast<u32>(_e237)]));
+                r32_ = _e241;
+                let _e247 = r30_;
+                let _e252 = r32_;
+                atomicAdd((&H[bitcast<u32>(_e247)]), _e252);
             }
         }
-        let _e564 = saved_49_;
-        let _e566 = taken_50_;
-        let _e570 = exited_35_;
-        active_34_ = ((_e564 && !(_e566)) && !(_e570));
-        {
-        }
-        let _e575 = saved_49_;
-        let _e577 = exited_35_;
-        active_34_ = (_e575 && !(_e577));
     }
 }

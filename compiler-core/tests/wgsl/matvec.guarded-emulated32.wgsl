@@ -55,15 +55,8 @@ fn tessera_mv(@builtin(local_invocation_index) local_index: u32, @builtin(workgr
     var vote_number_28_: u32;
     var saved_29_: bool;
     var taken_30_: bool;
-    var entry_31_: bool;
-    var broken_32_: bool;
-    var continued_33_: bool;
-    var left_34_: bool = false;
-    var saved_35_: bool;
-    var taken_36_: bool;
-    var tree_37_: u32;
-    var saved_38_: bool;
-    var taken_39_: bool;
+    var left_31_: bool = false;
+    var tree_32_: u32;
 
     active_26_ = true;
     exited_27_ = false;
@@ -72,327 +65,178 @@ fn tessera_mv(@builtin(local_invocation_index) local_index: u32, @builtin(workgr
         let _e8 = active_26_;
         if _e8 {
             r0_ = i32(block.x);
-        }
-        let _e14 = active_26_;
-        if _e14 {
             r1_ = 8i;
-        }
-        let _e18 = active_26_;
-        if _e18 {
-            let _e20 = r0_;
-            let _e22 = r1_;
-            r2_ = (_e20 * _e22);
-        }
-        let _e26 = active_26_;
-        if _e26 {
+            let _e16 = r0_;
+            let _e18 = r1_;
+            r2_ = (_e16 * _e18);
             r3_ = (i32(local_index) / 32i);
-        }
-        let _e33 = active_26_;
-        if _e33 {
-            let _e35 = r2_;
-            let _e37 = r3_;
-            r4_ = (_e35 + _e37);
-        }
-        let _e41 = active_26_;
-        if _e41 {
-            let _e43 = r4_;
-            col_5_ = _e43;
+            let _e27 = r2_;
+            let _e29 = r3_;
+            r4_ = (_e27 + _e29);
+            let _e33 = r4_;
+            col_5_ = _e33;
+            let _e37 = params.N;
+            r6_ = _e37;
+            let _e40 = col_5_;
+            let _e42 = r6_;
+            r7_ = (_e40 < _e42);
         }
         let _e46 = active_26_;
-        if _e46 {
-            let _e49 = params.N;
-            r6_ = _e49;
-        }
-        let _e52 = active_26_;
-        if _e52 {
-            let _e54 = col_5_;
-            let _e56 = r6_;
-            r7_ = (_e54 < _e56);
-        }
-        let _e60 = active_26_;
-        saved_29_ = _e60;
-        let _e63 = r7_;
-        let _e65 = saved_29_;
-        let _e66 = (_e65 && _e63);
-        taken_30_ = _e66;
-        active_26_ = _e66;
+        saved_29_ = _e46;
+        let _e49 = r7_;
+        let _e51 = saved_29_;
+        let _e52 = (_e51 && _e49);
+        taken_30_ = _e52;
+        active_26_ = _e52;
         {
-            let _e70 = active_26_;
-            if _e70 {
+            let _e56 = active_26_;
+            if _e56 {
                 acc_8_ = 0f;
-            }
-            let _e74 = active_26_;
-            if _e74 {
                 r9_ = (i32(local_index) % 32i);
-            }
-            let _e81 = active_26_;
-            if _e81 {
-                let _e84 = params.K;
-                r10_ = _e84;
-            }
-            let _e87 = active_26_;
-            if _e87 {
+                let _e66 = params.K;
+                r10_ = _e66;
                 r11_ = 32i;
-            }
-            let _e91 = active_26_;
-            if _e91 {
-                let _e93 = r10_;
-                r12_ = _e93;
-            }
-            let _e96 = active_26_;
-            if _e96 {
-                let _e98 = r11_;
-                r13_ = _e98;
-            }
-            let _e101 = active_26_;
-            if _e101 {
-                let _e103 = r9_;
-                k_14_ = _e103;
-            }
-            let _e106 = active_26_;
-            entry_31_ = _e106;
-            broken_32_ = false;
-            left_34_ = false;
-            loop {
-                continued_33_ = false;
-                let _e116 = entry_31_;
-                let _e118 = exited_27_;
-                let _e120 = broken_32_;
-                let _e122 = continued_33_;
-                active_26_ = (_e116 && !((_e118 || (_e120 || _e122))));
-                let _e129 = vote_number_28_;
-                vote_number_28_ = (_e129 + 1u);
-                let _e134 = active_26_;
-                if _e134 {
-                    let _e137 = vote_number_28_;
-                    atomicMax((&workgroup_votes), _e137);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e142 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e142;
-                }
-                let _e145 = workgroupUniformLoad((&workgroup_any));
-                let _e147 = vote_number_28_;
-                if (u32((_e145 == _e147)) == 0u) {
-                    left_34_ = true;
-                    break;
-                }
-                let _e155 = active_26_;
-                if _e155 {
-                    let _e165 = trips_25_;
-                    let _e167 = (_e165 + 1u);
-                    trips_25_ = _e167;
-                    if (_e167 > 4096u) {
+                let _e71 = r10_;
+                r12_ = _e71;
+                let _e74 = r11_;
+                r13_ = _e74;
+                let _e77 = r9_;
+                k_14_ = _e77;
+                left_31_ = false;
+                loop {
+                    let _e89 = trips_25_;
+                    let _e91 = (_e89 + 1u);
+                    trips_25_ = _e91;
+                    if (_e91 > 4096u) {
                         loop_guard[0u] = 1u;
-                        exited_27_ = true;
-                        active_26_ = false;
+                        left_31_ = true;
+                        break;
                     }
-                }
-                {
-                    let _e171 = active_26_;
-                    if _e171 {
-                        let _e173 = k_14_;
-                        let _e175 = r12_;
-                        r15_ = (_e173 < _e175);
-                    }
-                    let _e179 = active_26_;
-                    if _e179 {
-                        let _e181 = r15_;
-                        r16_ = !(_e181);
-                    }
-                    let _e185 = active_26_;
-                    saved_35_ = _e185;
-                    let _e188 = r16_;
-                    let _e190 = saved_35_;
-                    let _e191 = (_e190 && _e188);
-                    taken_36_ = _e191;
-                    active_26_ = _e191;
                     {
-                        let _e195 = active_26_;
-                        let _e197 = broken_32_;
-                        broken_32_ = (_e197 || _e195);
-                        active_26_ = false;
-                    }
-                    let _e203 = saved_35_;
-                    let _e205 = taken_36_;
-                    let _e209 = exited_27_;
-                    let _e211 = broken_32_;
-                    let _e213 = continued_33_;
-                    active_26_ = ((_e203 && !(_e205)) && !((_e209 || (_e211 || _e213))));
-                    {
-                    }
-                    let _e220 = saved_35_;
-                    let _e222 = exited_27_;
-                    let _e224 = broken_32_;
-                    let _e226 = continued_33_;
-                    active_26_ = (_e220 && !((_e222 || (_e224 || _e226))));
-                    let _e233 = active_26_;
-                    if _e233 {
-                        let _e239 = params.K;
-                        let _e241 = col_5_;
-                        let _e243 = k_14_;
-                        let _e249 = W[bitcast<u32>(((_e241 * _e239) + _e243))];
-                        r17_ = _e249;
-                    }
-                    let _e252 = active_26_;
-                    if _e252 {
-                        let _e256 = params.K;
-                        let _e259 = k_14_;
-                        let _e265 = A[bitcast<u32>(((0i * _e256) + _e259))];
-                        r18_ = _e265;
-                    }
-                    let _e268 = active_26_;
-                    if _e268 {
-                        let _e270 = r17_;
-                        let _e272 = r18_;
-                        r19_ = (_e270 * _e272);
-                    }
-                    let _e276 = active_26_;
-                    if _e276 {
-                        let _e278 = acc_8_;
-                        let _e280 = r19_;
-                        r20_ = (_e278 + _e280);
-                    }
-                    let _e284 = active_26_;
-                    if _e284 {
-                        let _e286 = r20_;
-                        acc_8_ = _e286;
-                    }
-                }
-                continuing {
-                    let _e289 = entry_31_;
-                    continued_33_ = false;
-                    let _e293 = exited_27_;
-                    let _e295 = broken_32_;
-                    let _e297 = continued_33_;
-                    active_26_ = (_e289 && !((_e293 || (_e295 || _e297))));
-                    {
-                        let _e304 = active_26_;
-                        if _e304 {
-                            let _e306 = k_14_;
-                            let _e308 = r13_;
-                            k_14_ = (_e306 + _e308);
+                        let _e95 = k_14_;
+                        let _e97 = r12_;
+                        r15_ = (_e95 < _e97);
+                        let _e101 = r15_;
+                        r16_ = !(_e101);
+                        let _e105 = r16_;
+                        if _e105 {
+                            left_31_ = true;
+                            break;
                         }
+                        let _e113 = params.K;
+                        let _e115 = col_5_;
+                        let _e117 = k_14_;
+                        let _e123 = W[bitcast<u32>(((_e115 * _e113) + _e117))];
+                        r17_ = _e123;
+                        let _e128 = params.K;
+                        let _e131 = k_14_;
+                        let _e137 = A[bitcast<u32>(((0i * _e128) + _e131))];
+                        r18_ = _e137;
+                        let _e140 = r17_;
+                        let _e142 = r18_;
+                        r19_ = (_e140 * _e142);
+                        let _e146 = acc_8_;
+                        let _e148 = r19_;
+                        r20_ = (_e146 + _e148);
+                        let _e152 = r20_;
+                        acc_8_ = _e152;
+                    }
+                    continuing {
+                        let _e155 = k_14_;
+                        let _e157 = r13_;
+                        k_14_ = (_e155 + _e157);
                     }
                 }
-            }
-            let _e312 = left_34_;
-            if !(_e312) {
-                loop_guard[0u] = 2147483649u;
-            }
-            let _e319 = entry_31_;
-            let _e321 = exited_27_;
-            active_26_ = (_e319 && !(_e321));
-            workgroupBarrier();
-            let _e326 = acc_8_;
-            let _e328 = active_26_;
-            let _e331 = select(0u, bitcast<u32>(_e326), _e328);
-            let _e335 = (i32(local_index) % 32i);
-            let _e338 = (i32(local_index) - _e335);
-            let _e342 = min(32i, (256i - _e338));
-            tree_37_ = _e331;
-            let _e344 = (_e338 + _e335);
-            lane_values[bitcast<u32>(_e344)] = _e331;
-            workgroupBarrier();
-            let _e349 = (_e335 + 16i);
-            let _e350 = (_e349 < _e342);
-            let _e356 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e349), _e350))];
-            let _e360 = tree_37_;
-            tree_37_ = bitcast<u32>((bitcast<f32>(_e360) + bitcast<f32>(select(0u, _e356, _e350))));
-            workgroupBarrier();
-            let _e367 = tree_37_;
-            lane_values[bitcast<u32>(_e344)] = _e367;
-            workgroupBarrier();
-            let _e372 = (_e335 + 8i);
-            let _e373 = (_e372 < _e342);
-            let _e379 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e372), _e373))];
-            let _e383 = tree_37_;
-            tree_37_ = bitcast<u32>((bitcast<f32>(_e383) + bitcast<f32>(select(0u, _e379, _e373))));
-            workgroupBarrier();
-            let _e390 = tree_37_;
-            lane_values[bitcast<u32>(_e344)] = _e390;
-            workgroupBarrier();
-            let _e395 = (_e335 + 4i);
-            let _e396 = (_e395 < _e342);
-            let _e402 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e395), _e396))];
-            let _e406 = tree_37_;
-            tree_37_ = bitcast<u32>((bitcast<f32>(_e406) + bitcast<f32>(select(0u, _e402, _e396))));
-            workgroupBarrier();
-            let _e413 = tree_37_;
-            lane_values[bitcast<u32>(_e344)] = _e413;
-            workgroupBarrier();
-            let _e418 = (_e335 + 2i);
-            let _e419 = (_e418 < _e342);
-            let _e425 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e418), _e419))];
-            let _e429 = tree_37_;
-            tree_37_ = bitcast<u32>((bitcast<f32>(_e429) + bitcast<f32>(select(0u, _e425, _e419))));
-            workgroupBarrier();
-            let _e436 = tree_37_;
-            lane_values[bitcast<u32>(_e344)] = _e436;
-            workgroupBarrier();
-            let _e441 = (_e335 + 1i);
-            let _e442 = (_e441 < _e342);
-            let _e448 = lane_values[bitcast<u32>(select(_e344, (_e338 + _e441), _e442))];
-            let _e452 = tree_37_;
-            tree_37_ = bitcast<u32>((bitcast<f32>(_e452) + bitcast<f32>(select(0u, _e448, _e442))));
-            workgroupBarrier();
-            let _e459 = tree_37_;
-            lane_values[bitcast<u32>(_e344)] = _e459;
-            workgroupBarrier();
-            let _e466 = lane_values[bitcast<u32>(_e338)];
-            let _e469 = active_26_;
-            if _e469 {
-                r21_ = bitcast<f32>(_e466);
-            }
-            let _e472 = active_26_;
-            if _e472 {
-                let _e474 = r21_;
-                total_22_ = _e474;
-            }
-            let _e477 = active_26_;
-            if _e477 {
-                r23_ = (i32(local_index) % 32i);
-            }
-            let _e484 = active_26_;
-            if _e484 {
-                let _e486 = r23_;
-                r24_ = (_e486 == 0i);
-            }
-            let _e491 = active_26_;
-            saved_38_ = _e491;
-            let _e494 = r24_;
-            let _e496 = saved_38_;
-            let _e497 = (_e496 && _e494);
-            taken_39_ = _e497;
-            active_26_ = _e497;
-            {
-                let _e501 = active_26_;
-                if _e501 {
-                    let _e503 = total_22_;
-                    let _e507 = params.N;
-                    let _e510 = col_5_;
-                    C[bitcast<u32>(((0i * _e507) + _e510))] = _e503;
+                let _e161 = left_31_;
+                if !(_e161) {
+                    loop_guard[0u] = 2147483649u;
                 }
             }
-            let _e517 = saved_38_;
-            let _e519 = taken_39_;
-            let _e523 = exited_27_;
-            active_26_ = ((_e517 && !(_e519)) && !(_e523));
-            {
+            workgroupBarrier();
+            let _e168 = acc_8_;
+            let _e170 = active_26_;
+            let _e173 = select(0u, bitcast<u32>(_e168), _e170);
+            let _e177 = (i32(local_index) % 32i);
+            let _e180 = (i32(local_index) - _e177);
+            let _e184 = min(32i, (256i - _e180));
+            tree_32_ = _e173;
+            let _e186 = (_e180 + _e177);
+            lane_values[bitcast<u32>(_e186)] = _e173;
+            workgroupBarrier();
+            let _e191 = (_e177 + 16i);
+            let _e192 = (_e191 < _e184);
+            let _e198 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e191), _e192))];
+            let _e202 = tree_32_;
+            tree_32_ = bitcast<u32>((bitcast<f32>(_e202) + bitcast<f32>(select(0u, _e198, _e192))));
+            workgroupBarrier();
+            let _e209 = tree_32_;
+            lane_values[bitcast<u32>(_e186)] = _e209;
+            workgroupBarrier();
+            let _e214 = (_e177 + 8i);
+            let _e215 = (_e214 < _e184);
+            let _e221 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e214), _e215))];
+            let _e225 = tree_32_;
+            tree_32_ = bitcast<u32>((bitcast<f32>(_e225) + bitcast<f32>(select(0u, _e221, _e215))));
+            workgroupBarrier();
+            let _e232 = tree_32_;
+            lane_values[bitcast<u32>(_e186)] = _e232;
+            workgroupBarrier();
+            let _e237 = (_e177 + 4i);
+            let _e238 = (_e237 < _e184);
+            let _e244 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e237), _e238))];
+            let _e248 = tree_32_;
+            tree_32_ = bitcast<u32>((bitcast<f32>(_e248) + bitcast<f32>(select(0u, _e244, _e238))));
+            workgroupBarrier();
+            let _e255 = tree_32_;
+            lane_values[bitcast<u32>(_e186)] = _e255;
+            workgroupBarrier();
+            let _e260 = (_e177 + 2i);
+            let _e261 = (_e260 < _e184);
+            let _e267 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e260), _e261))];
+            let _e271 = tree_32_;
+            tree_32_ = bitcast<u32>((bitcast<f32>(_e271) + bitcast<f32>(select(0u, _e267, _e261))));
+            workgroupBarrier();
+            let _e278 = tree_32_;
+            lane_values[bitcast<u32>(_e186)] = _e278;
+            workgroupBarrier();
+            let _e283 = (_e177 + 1i);
+            let _e284 = (_e283 < _e184);
+            let _e290 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e283), _e284))];
+            let _e294 = tree_32_;
+            tree_32_ = bitcast<u32>((bitcast<f32>(_e294) + bitcast<f32>(select(0u, _e290, _e284))));
+            workgroupBarrier();
+            let _e301 = tree_32_;
+            lane_values[bitcast<u32>(_e186)] = _e301;
+            workgroupBarrier();
+            let _e308 = lane_values[bitcast<u32>(_e180)];
+            let _e311 = active_26_;
+            if _e311 {
+                r21_ = bitcast<f32>(_e308);
             }
-            let _e528 = saved_38_;
-            let _e530 = exited_27_;
-            active_26_ = (_e528 && !(_e530));
+            let _e314 = active_26_;
+            if _e314 {
+                let _e316 = r21_;
+                total_22_ = _e316;
+                r23_ = (i32(local_index) % 32i);
+                let _e324 = r23_;
+                r24_ = (_e324 == 0i);
+                let _e329 = r24_;
+                if _e329 {
+                    let _e331 = total_22_;
+                    let _e335 = params.N;
+                    let _e338 = col_5_;
+                    C[bitcast<u32>(((0i * _e335) + _e338))] = _e331;
+                }
+            }
         }
-        let _e535 = saved_29_;
-        let _e537 = taken_30_;
-        let _e541 = exited_27_;
-        active_26_ = ((_e535 && !(_e537)) && !(_e541));
+        let _e345 = saved_29_;
+        let _e347 = taken_30_;
+        let _e351 = exited_27_;
+        active_26_ = ((_e345 && !(_e347)) && !(_e351));
         {
         }
-        let _e546 = saved_29_;
-        let _e548 = exited_27_;
-        active_26_ = (_e546 && !(_e548));
+        let _e356 = saved_29_;
+        let _e358 = exited_27_;
+        active_26_ = (_e356 && !(_e358));
     }
 }

@@ -481,2092 +481,1655 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
         let _e8 = active_439_;
         if _e8 {
             r0_ = i32(block.y);
-        }
-        let _e14 = active_439_;
-        if _e14 {
-            let _e17 = r0_;
-            r1_ = (16i * _e17);
-        }
-        let _e21 = active_439_;
-        if _e21 {
-            let _e23 = r1_;
-            row_2_ = _e23;
-        }
-        let _e26 = active_439_;
-        if _e26 {
+            let _e15 = r0_;
+            r1_ = (16i * _e15);
+            let _e19 = r1_;
+            row_2_ = _e19;
             r3_ = i32(block.x);
-        }
-        let _e32 = active_439_;
-        if _e32 {
-            let _e35 = r3_;
-            r4_ = (4i * _e35);
-        }
-        let _e39 = active_439_;
-        if _e39 {
+            let _e27 = r3_;
+            r4_ = (4i * _e27);
             r5_ = (i32(local_index) / 32i);
-        }
-        let _e46 = active_439_;
-        if _e46 {
-            let _e48 = r4_;
-            let _e50 = r5_;
-            r6_ = (_e48 + _e50);
-        }
-        let _e54 = active_439_;
-        if _e54 {
-            let _e57 = r6_;
-            r7_ = (8i * _e57);
-        }
-        let _e61 = active_439_;
-        if _e61 {
-            let _e63 = r7_;
-            col_8_ = _e63;
-        }
-        let _e66 = active_439_;
-        if _e66 {
+            let _e36 = r4_;
+            let _e38 = r5_;
+            r6_ = (_e36 + _e38);
+            let _e43 = r6_;
+            r7_ = (8i * _e43);
+            let _e47 = r7_;
+            col_8_ = _e47;
             acc_local0_[0i] = 0f;
-        }
-        let _e72 = active_439_;
-        if _e72 {
             acc_local0_[1i] = 0f;
-        }
-        let _e78 = active_439_;
-        if _e78 {
             acc_local0_[2i] = 0f;
-        }
-        let _e84 = active_439_;
-        if _e84 {
             acc_local0_[3i] = 0f;
-        }
-        let _e90 = active_439_;
-        if _e90 {
-            let _e93 = params.K;
-            r9_ = _e93;
-        }
-        let _e96 = active_439_;
-        if _e96 {
-            let _e98 = r9_;
-            r10_ = _e98;
-        }
-        let _e101 = active_439_;
-        if _e101 {
+            let _e67 = params.K;
+            r9_ = _e67;
+            let _e70 = r9_;
+            r10_ = _e70;
             r11_ = 16i;
-        }
-        let _e105 = active_439_;
-        if _e105 {
             k_12_ = 0i;
         }
-        let _e109 = active_439_;
-        entry_442_ = _e109;
+        let _e77 = active_439_;
+        entry_442_ = _e77;
         broken_443_ = false;
         left_445_ = false;
         loop {
             continued_444_ = false;
-            let _e119 = entry_442_;
-            let _e121 = exited_440_;
-            let _e123 = broken_443_;
-            let _e125 = continued_444_;
-            active_439_ = (_e119 && !((_e121 || (_e123 || _e125))));
-            let _e132 = vote_number_441_;
-            vote_number_441_ = (_e132 + 1u);
-            let _e137 = active_439_;
-            if _e137 {
-                let _e140 = vote_number_441_;
-                atomicMax((&workgroup_votes), _e140);
+            let _e87 = entry_442_;
+            let _e89 = exited_440_;
+            let _e91 = broken_443_;
+            let _e93 = continued_444_;
+            active_439_ = (_e87 && !((_e89 || (_e91 || _e93))));
+            let _e100 = vote_number_441_;
+            vote_number_441_ = (_e100 + 1u);
+            let _e105 = active_439_;
+            if _e105 {
+                let _e108 = vote_number_441_;
+                atomicMax((&workgroup_votes), _e108);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e145 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e145;
+                let _e113 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e113;
             }
-            let _e148 = workgroupUniformLoad((&workgroup_any));
-            let _e150 = vote_number_441_;
-            if (u32((_e148 == _e150)) == 0u) {
+            let _e116 = workgroupUniformLoad((&workgroup_any));
+            let _e118 = vote_number_441_;
+            if (u32((_e116 == _e118)) == 0u) {
                 left_445_ = true;
                 break;
             }
-            let _e158 = active_439_;
-            if _e158 {
-                let _e168 = trips_438_;
-                let _e170 = (_e168 + 1u);
-                trips_438_ = _e170;
-                if (_e170 > 4096u) {
+            let _e126 = active_439_;
+            if _e126 {
+                let _e136 = trips_438_;
+                let _e138 = (_e136 + 1u);
+                trips_438_ = _e138;
+                if (_e138 > 4096u) {
                     loop_guard[0u] = 1u;
                     exited_440_ = true;
                     active_439_ = false;
                 }
             }
             {
-                let _e174 = active_439_;
-                if _e174 {
-                    let _e176 = k_12_;
-                    let _e178 = r10_;
-                    r13_ = (_e176 < _e178);
+                let _e142 = active_439_;
+                if _e142 {
+                    let _e144 = k_12_;
+                    let _e146 = r10_;
+                    r13_ = (_e144 < _e146);
+                    let _e150 = r13_;
+                    r14_ = !(_e150);
                 }
-                let _e182 = active_439_;
-                if _e182 {
-                    let _e184 = r13_;
-                    r14_ = !(_e184);
-                }
-                let _e188 = active_439_;
-                saved_446_ = _e188;
-                let _e191 = r14_;
-                let _e193 = saved_446_;
-                let _e194 = (_e193 && _e191);
-                taken_447_ = _e194;
-                active_439_ = _e194;
+                let _e154 = active_439_;
+                saved_446_ = _e154;
+                let _e157 = r14_;
+                let _e159 = saved_446_;
+                let _e160 = (_e159 && _e157);
+                taken_447_ = _e160;
+                active_439_ = _e160;
                 {
-                    let _e198 = active_439_;
-                    let _e200 = broken_443_;
-                    broken_443_ = (_e200 || _e198);
+                    let _e164 = active_439_;
+                    let _e166 = broken_443_;
+                    broken_443_ = (_e166 || _e164);
                     active_439_ = false;
                 }
-                let _e206 = saved_446_;
-                let _e208 = taken_447_;
-                let _e212 = exited_440_;
-                let _e214 = broken_443_;
-                let _e216 = continued_444_;
-                active_439_ = ((_e206 && !(_e208)) && !((_e212 || (_e214 || _e216))));
+                let _e172 = saved_446_;
+                let _e174 = taken_447_;
+                let _e178 = exited_440_;
+                let _e180 = broken_443_;
+                let _e182 = continued_444_;
+                active_439_ = ((_e172 && !(_e174)) && !((_e178 || (_e180 || _e182))));
                 {
                 }
-                let _e223 = saved_446_;
-                let _e225 = exited_440_;
-                let _e227 = broken_443_;
-                let _e229 = continued_444_;
-                active_439_ = (_e223 && !((_e225 || (_e227 || _e229))));
-                let _e236 = active_439_;
-                if _e236 {
+                let _e189 = saved_446_;
+                let _e191 = exited_440_;
+                let _e193 = broken_443_;
+                let _e195 = continued_444_;
+                active_439_ = (_e189 && !((_e191 || (_e193 || _e195))));
+                let _e202 = active_439_;
+                if _e202 {
                     r15_ = (i32(local_index) % 32i);
-                }
-                let _e243 = active_439_;
-                if _e243 {
-                    let _e245 = r15_;
-                    r16_ = (_e245 >> bitcast<u32>(2i));
-                }
-                let _e251 = active_439_;
-                if _e251 {
-                    let _e253 = r15_;
-                    r17_ = (_e253 & 3i);
-                }
-                let _e258 = active_439_;
-                if _e258 {
-                    let _e260 = r17_;
-                    r18_ = (_e260 << bitcast<u32>(1i));
-                }
-                let _e266 = active_439_;
-                if _e266 {
-                    let _e268 = row_2_;
-                    let _e270 = r16_;
-                    r19_ = (_e268 + _e270);
-                }
-                let _e274 = active_439_;
-                if _e274 {
-                    let _e276 = k_12_;
-                    let _e278 = r18_;
-                    r20_ = (_e276 + _e278);
-                }
-                let _e282 = active_439_;
-                if _e282 {
-                    let _e288 = params.K;
-                    let _e290 = r19_;
-                    let _e292 = r20_;
-                    let _e295 = bitcast<u32>(((_e290 * _e288) + _e292));
-                    let _e304 = A[(_e295 >> 1u)];
-                    let _e305 = (_e304 >> ((_e295 & 1u) << 4u));
-                    let _e307 = (_e305 & 32767u);
-                    let _e309 = (_e307 << 13u);
-                    r21_ = bitcast<f32>((select(select((_e309 + 939524096u), (_e309 | 2139095040u), (_e307 >= 31744u)), bitcast<u32>((f32(_e307) * 0.000000059604645f)), (_e307 < 1024u)) | ((_e305 & 32768u) << 16u)));
-                }
-                let _e332 = active_439_;
-                if _e332 {
-                    let _e334 = r21_;
-                    a_local1_[0i] = _e334;
-                }
-                let _e339 = active_439_;
-                if _e339 {
-                    let _e341 = r20_;
-                    r22_ = (_e341 + 1i);
-                }
-                let _e346 = active_439_;
-                if _e346 {
-                    let _e352 = params.K;
-                    let _e354 = r19_;
-                    let _e356 = r22_;
-                    let _e359 = bitcast<u32>(((_e354 * _e352) + _e356));
-                    let _e368 = A[(_e359 >> 1u)];
-                    let _e369 = (_e368 >> ((_e359 & 1u) << 4u));
-                    let _e371 = (_e369 & 32767u);
-                    let _e373 = (_e371 << 13u);
-                    r23_ = bitcast<f32>((select(select((_e373 + 939524096u), (_e373 | 2139095040u), (_e371 >= 31744u)), bitcast<u32>((f32(_e371) * 0.000000059604645f)), (_e371 < 1024u)) | ((_e369 & 32768u) << 16u)));
-                }
-                let _e396 = active_439_;
-                if _e396 {
-                    let _e398 = r23_;
-                    a_local1_[1i] = _e398;
-                }
-                let _e403 = active_439_;
-                if _e403 {
-                    let _e405 = r19_;
-                    r24_ = (_e405 + 8i);
-                }
-                let _e410 = active_439_;
-                if _e410 {
-                    let _e416 = params.K;
-                    let _e418 = r24_;
-                    let _e420 = r20_;
-                    let _e423 = bitcast<u32>(((_e418 * _e416) + _e420));
-                    let _e432 = A[(_e423 >> 1u)];
-                    let _e433 = (_e432 >> ((_e423 & 1u) << 4u));
-                    let _e435 = (_e433 & 32767u);
-                    let _e437 = (_e435 << 13u);
-                    r25_ = bitcast<f32>((select(select((_e437 + 939524096u), (_e437 | 2139095040u), (_e435 >= 31744u)), bitcast<u32>((f32(_e435) * 0.000000059604645f)), (_e435 < 1024u)) | ((_e433 & 32768u) << 16u)));
-                }
-                let _e460 = active_439_;
-                if _e460 {
-                    let _e462 = r25_;
-                    a_local1_[2i] = _e462;
-                }
-                let _e467 = active_439_;
-                if _e467 {
-                    let _e473 = params.K;
-                    let _e475 = r24_;
-                    let _e477 = r22_;
-                    let _e480 = bitcast<u32>(((_e475 * _e473) + _e477));
-                    let _e489 = A[(_e480 >> 1u)];
-                    let _e490 = (_e489 >> ((_e480 & 1u) << 4u));
-                    let _e492 = (_e490 & 32767u);
-                    let _e494 = (_e492 << 13u);
-                    r26_ = bitcast<f32>((select(select((_e494 + 939524096u), (_e494 | 2139095040u), (_e492 >= 31744u)), bitcast<u32>((f32(_e492) * 0.000000059604645f)), (_e492 < 1024u)) | ((_e490 & 32768u) << 16u)));
-                }
-                let _e517 = active_439_;
-                if _e517 {
-                    let _e519 = r26_;
-                    a_local1_[3i] = _e519;
-                }
-                let _e524 = active_439_;
-                if _e524 {
-                    let _e526 = r20_;
-                    r27_ = (_e526 + 8i);
-                }
-                let _e531 = active_439_;
-                if _e531 {
-                    let _e537 = params.K;
-                    let _e539 = r19_;
-                    let _e541 = r27_;
-                    let _e544 = bitcast<u32>(((_e539 * _e537) + _e541));
-                    let _e553 = A[(_e544 >> 1u)];
-                    let _e554 = (_e553 >> ((_e544 & 1u) << 4u));
-                    let _e556 = (_e554 & 32767u);
-                    let _e558 = (_e556 << 13u);
-                    r28_ = bitcast<f32>((select(select((_e558 + 939524096u), (_e558 | 2139095040u), (_e556 >= 31744u)), bitcast<u32>((f32(_e556) * 0.000000059604645f)), (_e556 < 1024u)) | ((_e554 & 32768u) << 16u)));
-                }
-                let _e581 = active_439_;
-                if _e581 {
-                    let _e583 = r28_;
-                    a_local1_[4i] = _e583;
-                }
-                let _e588 = active_439_;
-                if _e588 {
-                    let _e590 = r20_;
-                    r29_ = (_e590 + 9i);
-                }
-                let _e595 = active_439_;
-                if _e595 {
-                    let _e601 = params.K;
-                    let _e603 = r19_;
-                    let _e605 = r29_;
-                    let _e608 = bitcast<u32>(((_e603 * _e601) + _e605));
-                    let _e617 = A[(_e608 >> 1u)];
-                    let _e618 = (_e617 >> ((_e608 & 1u) << 4u));
-                    let _e620 = (_e618 & 32767u);
-                    let _e622 = (_e620 << 13u);
-                    r30_ = bitcast<f32>((select(select((_e622 + 939524096u), (_e622 | 2139095040u), (_e620 >= 31744u)), bitcast<u32>((f32(_e620) * 0.000000059604645f)), (_e620 < 1024u)) | ((_e618 & 32768u) << 16u)));
-                }
-                let _e645 = active_439_;
-                if _e645 {
-                    let _e647 = r30_;
-                    a_local1_[5i] = _e647;
-                }
-                let _e652 = active_439_;
-                if _e652 {
-                    let _e658 = params.K;
-                    let _e660 = r24_;
-                    let _e662 = r27_;
-                    let _e665 = bitcast<u32>(((_e660 * _e658) + _e662));
-                    let _e674 = A[(_e665 >> 1u)];
-                    let _e675 = (_e674 >> ((_e665 & 1u) << 4u));
-                    let _e677 = (_e675 & 32767u);
-                    let _e679 = (_e677 << 13u);
-                    r31_ = bitcast<f32>((select(select((_e679 + 939524096u), (_e679 | 2139095040u), (_e677 >= 31744u)), bitcast<u32>((f32(_e677) * 0.000000059604645f)), (_e677 < 1024u)) | ((_e675 & 32768u) << 16u)));
-                }
-                let _e702 = active_439_;
-                if _e702 {
-                    let _e704 = r31_;
-                    a_local1_[6i] = _e704;
-                }
-                let _e709 = active_439_;
-                if _e709 {
-                    let _e715 = params.K;
-                    let _e717 = r24_;
-                    let _e719 = r29_;
-                    let _e722 = bitcast<u32>(((_e717 * _e715) + _e719));
-                    let _e731 = A[(_e722 >> 1u)];
-                    let _e732 = (_e731 >> ((_e722 & 1u) << 4u));
-                    let _e734 = (_e732 & 32767u);
-                    let _e736 = (_e734 << 13u);
-                    r32_ = bitcast<f32>((select(select((_e736 + 939524096u), (_e736 | 2139095040u), (_e734 >= 31744u)), bitcast<u32>((f32(_e734) * 0.000000059604645f)), (_e734 < 1024u)) | ((_e732 & 32768u) << 16u)));
-                }
-                let _e759 = active_439_;
-                if _e759 {
-                    let _e761 = r32_;
-                    a_local1_[7i] = _e761;
-                }
-                let _e766 = active_439_;
-                if _e766 {
+                    let _e209 = r15_;
+                    r16_ = (_e209 >> bitcast<u32>(2i));
+                    let _e215 = r15_;
+                    r17_ = (_e215 & 3i);
+                    let _e220 = r17_;
+                    r18_ = (_e220 << bitcast<u32>(1i));
+                    let _e226 = row_2_;
+                    let _e228 = r16_;
+                    r19_ = (_e226 + _e228);
+                    let _e232 = k_12_;
+                    let _e234 = r18_;
+                    r20_ = (_e232 + _e234);
+                    let _e242 = params.K;
+                    let _e244 = r19_;
+                    let _e246 = r20_;
+                    let _e249 = bitcast<u32>(((_e244 * _e242) + _e246));
+                    let _e258 = A[(_e249 >> 1u)];
+                    let _e259 = (_e258 >> ((_e249 & 1u) << 4u));
+                    let _e261 = (_e259 & 32767u);
+                    let _e263 = (_e261 << 13u);
+                    r21_ = bitcast<f32>((select(select((_e263 + 939524096u), (_e263 | 2139095040u), (_e261 >= 31744u)), bitcast<u32>((f32(_e261) * 0.000000059604645f)), (_e261 < 1024u)) | ((_e259 & 32768u) << 16u)));
+                    let _e286 = r21_;
+                    a_local1_[0i] = _e286;
+                    let _e291 = r20_;
+                    r22_ = (_e291 + 1i);
+                    let _e300 = params.K;
+                    let _e302 = r19_;
+                    let _e304 = r22_;
+                    let _e307 = bitcast<u32>(((_e302 * _e300) + _e304));
+                    let _e316 = A[(_e307 >> 1u)];
+                    let _e317 = (_e316 >> ((_e307 & 1u) << 4u));
+                    let _e319 = (_e317 & 32767u);
+                    let _e321 = (_e319 << 13u);
+                    r23_ = bitcast<f32>((select(select((_e321 + 939524096u), (_e321 | 2139095040u), (_e319 >= 31744u)), bitcast<u32>((f32(_e319) * 0.000000059604645f)), (_e319 < 1024u)) | ((_e317 & 32768u) << 16u)));
+                    let _e344 = r23_;
+                    a_local1_[1i] = _e344;
+                    let _e349 = r19_;
+                    r24_ = (_e349 + 8i);
+                    let _e358 = params.K;
+                    let _e360 = r24_;
+                    let _e362 = r20_;
+                    let _e365 = bitcast<u32>(((_e360 * _e358) + _e362));
+                    let _e374 = A[(_e365 >> 1u)];
+                    let _e375 = (_e374 >> ((_e365 & 1u) << 4u));
+                    let _e377 = (_e375 & 32767u);
+                    let _e379 = (_e377 << 13u);
+                    r25_ = bitcast<f32>((select(select((_e379 + 939524096u), (_e379 | 2139095040u), (_e377 >= 31744u)), bitcast<u32>((f32(_e377) * 0.000000059604645f)), (_e377 < 1024u)) | ((_e375 & 32768u) << 16u)));
+                    let _e402 = r25_;
+                    a_local1_[2i] = _e402;
+                    let _e411 = params.K;
+                    let _e413 = r24_;
+                    let _e415 = r22_;
+                    let _e418 = bitcast<u32>(((_e413 * _e411) + _e415));
+                    let _e427 = A[(_e418 >> 1u)];
+                    let _e428 = (_e427 >> ((_e418 & 1u) << 4u));
+                    let _e430 = (_e428 & 32767u);
+                    let _e432 = (_e430 << 13u);
+                    r26_ = bitcast<f32>((select(select((_e432 + 939524096u), (_e432 | 2139095040u), (_e430 >= 31744u)), bitcast<u32>((f32(_e430) * 0.000000059604645f)), (_e430 < 1024u)) | ((_e428 & 32768u) << 16u)));
+                    let _e455 = r26_;
+                    a_local1_[3i] = _e455;
+                    let _e460 = r20_;
+                    r27_ = (_e460 + 8i);
+                    let _e469 = params.K;
+                    let _e471 = r19_;
+                    let _e473 = r27_;
+                    let _e476 = bitcast<u32>(((_e471 * _e469) + _e473));
+                    let _e485 = A[(_e476 >> 1u)];
+                    let _e486 = (_e485 >> ((_e476 & 1u) << 4u));
+                    let _e488 = (_e486 & 32767u);
+                    let _e490 = (_e488 << 13u);
+                    r28_ = bitcast<f32>((select(select((_e490 + 939524096u), (_e490 | 2139095040u), (_e488 >= 31744u)), bitcast<u32>((f32(_e488) * 0.000000059604645f)), (_e488 < 1024u)) | ((_e486 & 32768u) << 16u)));
+                    let _e513 = r28_;
+                    a_local1_[4i] = _e513;
+                    let _e518 = r20_;
+                    r29_ = (_e518 + 9i);
+                    let _e527 = params.K;
+                    let _e529 = r19_;
+                    let _e531 = r29_;
+                    let _e534 = bitcast<u32>(((_e529 * _e527) + _e531));
+                    let _e543 = A[(_e534 >> 1u)];
+                    let _e544 = (_e543 >> ((_e534 & 1u) << 4u));
+                    let _e546 = (_e544 & 32767u);
+                    let _e548 = (_e546 << 13u);
+                    r30_ = bitcast<f32>((select(select((_e548 + 939524096u), (_e548 | 2139095040u), (_e546 >= 31744u)), bitcast<u32>((f32(_e546) * 0.000000059604645f)), (_e546 < 1024u)) | ((_e544 & 32768u) << 16u)));
+                    let _e571 = r30_;
+                    a_local1_[5i] = _e571;
+                    let _e580 = params.K;
+                    let _e582 = r24_;
+                    let _e584 = r27_;
+                    let _e587 = bitcast<u32>(((_e582 * _e580) + _e584));
+                    let _e596 = A[(_e587 >> 1u)];
+                    let _e597 = (_e596 >> ((_e587 & 1u) << 4u));
+                    let _e599 = (_e597 & 32767u);
+                    let _e601 = (_e599 << 13u);
+                    r31_ = bitcast<f32>((select(select((_e601 + 939524096u), (_e601 | 2139095040u), (_e599 >= 31744u)), bitcast<u32>((f32(_e599) * 0.000000059604645f)), (_e599 < 1024u)) | ((_e597 & 32768u) << 16u)));
+                    let _e624 = r31_;
+                    a_local1_[6i] = _e624;
+                    let _e633 = params.K;
+                    let _e635 = r24_;
+                    let _e637 = r29_;
+                    let _e640 = bitcast<u32>(((_e635 * _e633) + _e637));
+                    let _e649 = A[(_e640 >> 1u)];
+                    let _e650 = (_e649 >> ((_e640 & 1u) << 4u));
+                    let _e652 = (_e650 & 32767u);
+                    let _e654 = (_e652 << 13u);
+                    r32_ = bitcast<f32>((select(select((_e654 + 939524096u), (_e654 | 2139095040u), (_e652 >= 31744u)), bitcast<u32>((f32(_e652) * 0.000000059604645f)), (_e652 < 1024u)) | ((_e650 & 32768u) << 16u)));
+                    let _e677 = r32_;
+                    a_local1_[7i] = _e677;
                     r33_ = (i32(local_index) % 32i);
-                }
-                let _e773 = active_439_;
-                if _e773 {
-                    let _e775 = r33_;
-                    r34_ = (_e775 >> bitcast<u32>(2i));
-                }
-                let _e781 = active_439_;
-                if _e781 {
-                    let _e783 = r33_;
-                    r35_ = (_e783 & 3i);
-                }
-                let _e788 = active_439_;
-                if _e788 {
-                    let _e790 = r35_;
-                    r36_ = (_e790 << bitcast<u32>(1i));
-                }
-                let _e796 = active_439_;
-                if _e796 {
-                    let _e798 = k_12_;
-                    let _e800 = r36_;
-                    r37_ = (_e798 + _e800);
-                }
-                let _e804 = active_439_;
-                if _e804 {
-                    let _e806 = col_8_;
-                    let _e808 = r34_;
-                    r38_ = (_e806 + _e808);
-                }
-                let _e812 = active_439_;
-                if _e812 {
-                    let _e818 = params.N;
-                    let _e820 = r37_;
-                    let _e822 = r38_;
-                    let _e825 = bitcast<u32>(((_e820 * _e818) + _e822));
-                    let _e834 = B[(_e825 >> 1u)];
-                    let _e835 = (_e834 >> ((_e825 & 1u) << 4u));
-                    let _e837 = (_e835 & 32767u);
-                    let _e839 = (_e837 << 13u);
-                    r39_ = bitcast<f32>((select(select((_e839 + 939524096u), (_e839 | 2139095040u), (_e837 >= 31744u)), bitcast<u32>((f32(_e837) * 0.000000059604645f)), (_e837 < 1024u)) | ((_e835 & 32768u) << 16u)));
-                }
-                let _e862 = active_439_;
-                if _e862 {
-                    let _e864 = r39_;
-                    b_local2_[0i] = _e864;
-                }
-                let _e869 = active_439_;
-                if _e869 {
-                    let _e871 = r37_;
-                    r40_ = (_e871 + 1i);
-                }
-                let _e876 = active_439_;
-                if _e876 {
-                    let _e882 = params.N;
-                    let _e884 = r40_;
-                    let _e886 = r38_;
-                    let _e889 = bitcast<u32>(((_e884 * _e882) + _e886));
-                    let _e898 = B[(_e889 >> 1u)];
-                    let _e899 = (_e898 >> ((_e889 & 1u) << 4u));
-                    let _e901 = (_e899 & 32767u);
-                    let _e903 = (_e901 << 13u);
-                    r41_ = bitcast<f32>((select(select((_e903 + 939524096u), (_e903 | 2139095040u), (_e901 >= 31744u)), bitcast<u32>((f32(_e901) * 0.000000059604645f)), (_e901 < 1024u)) | ((_e899 & 32768u) << 16u)));
-                }
-                let _e926 = active_439_;
-                if _e926 {
-                    let _e928 = r41_;
-                    b_local2_[1i] = _e928;
-                }
-                let _e933 = active_439_;
-                if _e933 {
-                    let _e935 = r37_;
-                    r42_ = (_e935 + 8i);
-                }
-                let _e940 = active_439_;
-                if _e940 {
-                    let _e946 = params.N;
-                    let _e948 = r42_;
-                    let _e950 = r38_;
-                    let _e953 = bitcast<u32>(((_e948 * _e946) + _e950));
-                    let _e962 = B[(_e953 >> 1u)];
-                    let _e963 = (_e962 >> ((_e953 & 1u) << 4u));
-                    let _e965 = (_e963 & 32767u);
-                    let _e967 = (_e965 << 13u);
-                    r43_ = bitcast<f32>((select(select((_e967 + 939524096u), (_e967 | 2139095040u), (_e965 >= 31744u)), bitcast<u32>((f32(_e965) * 0.000000059604645f)), (_e965 < 1024u)) | ((_e963 & 32768u) << 16u)));
-                }
-                let _e990 = active_439_;
-                if _e990 {
-                    let _e992 = r43_;
-                    b_local2_[2i] = _e992;
-                }
-                let _e997 = active_439_;
-                if _e997 {
-                    let _e999 = r37_;
-                    r44_ = (_e999 + 9i);
-                }
-                let _e1004 = active_439_;
-                if _e1004 {
-                    let _e1010 = params.N;
-                    let _e1012 = r44_;
-                    let _e1014 = r38_;
-                    let _e1017 = bitcast<u32>(((_e1012 * _e1010) + _e1014));
-                    let _e1026 = B[(_e1017 >> 1u)];
-                    let _e1027 = (_e1026 >> ((_e1017 & 1u) << 4u));
-                    let _e1029 = (_e1027 & 32767u);
-                    let _e1031 = (_e1029 << 13u);
-                    r45_ = bitcast<f32>((select(select((_e1031 + 939524096u), (_e1031 | 2139095040u), (_e1029 >= 31744u)), bitcast<u32>((f32(_e1029) * 0.000000059604645f)), (_e1029 < 1024u)) | ((_e1027 & 32768u) << 16u)));
-                }
-                let _e1054 = active_439_;
-                if _e1054 {
-                    let _e1056 = r45_;
-                    b_local2_[3i] = _e1056;
-                }
-                let _e1061 = active_439_;
-                if _e1061 {
+                    let _e687 = r33_;
+                    r34_ = (_e687 >> bitcast<u32>(2i));
+                    let _e693 = r33_;
+                    r35_ = (_e693 & 3i);
+                    let _e698 = r35_;
+                    r36_ = (_e698 << bitcast<u32>(1i));
+                    let _e704 = k_12_;
+                    let _e706 = r36_;
+                    r37_ = (_e704 + _e706);
+                    let _e710 = col_8_;
+                    let _e712 = r34_;
+                    r38_ = (_e710 + _e712);
+                    let _e720 = params.N;
+                    let _e722 = r37_;
+                    let _e724 = r38_;
+                    let _e727 = bitcast<u32>(((_e722 * _e720) + _e724));
+                    let _e736 = B[(_e727 >> 1u)];
+                    let _e737 = (_e736 >> ((_e727 & 1u) << 4u));
+                    let _e739 = (_e737 & 32767u);
+                    let _e741 = (_e739 << 13u);
+                    r39_ = bitcast<f32>((select(select((_e741 + 939524096u), (_e741 | 2139095040u), (_e739 >= 31744u)), bitcast<u32>((f32(_e739) * 0.000000059604645f)), (_e739 < 1024u)) | ((_e737 & 32768u) << 16u)));
+                    let _e764 = r39_;
+                    b_local2_[0i] = _e764;
+                    let _e769 = r37_;
+                    r40_ = (_e769 + 1i);
+                    let _e778 = params.N;
+                    let _e780 = r40_;
+                    let _e782 = r38_;
+                    let _e785 = bitcast<u32>(((_e780 * _e778) + _e782));
+                    let _e794 = B[(_e785 >> 1u)];
+                    let _e795 = (_e794 >> ((_e785 & 1u) << 4u));
+                    let _e797 = (_e795 & 32767u);
+                    let _e799 = (_e797 << 13u);
+                    r41_ = bitcast<f32>((select(select((_e799 + 939524096u), (_e799 | 2139095040u), (_e797 >= 31744u)), bitcast<u32>((f32(_e797) * 0.000000059604645f)), (_e797 < 1024u)) | ((_e795 & 32768u) << 16u)));
+                    let _e822 = r41_;
+                    b_local2_[1i] = _e822;
+                    let _e827 = r37_;
+                    r42_ = (_e827 + 8i);
+                    let _e836 = params.N;
+                    let _e838 = r42_;
+                    let _e840 = r38_;
+                    let _e843 = bitcast<u32>(((_e838 * _e836) + _e840));
+                    let _e852 = B[(_e843 >> 1u)];
+                    let _e853 = (_e852 >> ((_e843 & 1u) << 4u));
+                    let _e855 = (_e853 & 32767u);
+                    let _e857 = (_e855 << 13u);
+                    r43_ = bitcast<f32>((select(select((_e857 + 939524096u), (_e857 | 2139095040u), (_e855 >= 31744u)), bitcast<u32>((f32(_e855) * 0.000000059604645f)), (_e855 < 1024u)) | ((_e853 & 32768u) << 16u)));
+                    let _e880 = r43_;
+                    b_local2_[2i] = _e880;
+                    let _e885 = r37_;
+                    r44_ = (_e885 + 9i);
+                    let _e894 = params.N;
+                    let _e896 = r44_;
+                    let _e898 = r38_;
+                    let _e901 = bitcast<u32>(((_e896 * _e894) + _e898));
+                    let _e910 = B[(_e901 >> 1u)];
+                    let _e911 = (_e910 >> ((_e901 & 1u) << 4u));
+                    let _e913 = (_e911 & 32767u);
+                    let _e915 = (_e913 << 13u);
+                    r45_ = bitcast<f32>((select(select((_e915 + 939524096u), (_e915 | 2139095040u), (_e913 >= 31744u)), bitcast<u32>((f32(_e913) * 0.000000059604645f)), (_e913 < 1024u)) | ((_e911 & 32768u) << 16u)));
+                    let _e938 = r45_;
+                    b_local2_[3i] = _e938;
                     r58_ = (i32(local_index) % 32i);
-                }
-                let _e1068 = active_439_;
-                if _e1068 {
-                    let _e1070 = r58_;
-                    r59_ = (_e1070 >> bitcast<u32>(2i));
-                }
-                let _e1076 = active_439_;
-                if _e1076 {
-                    let _e1078 = r58_;
-                    r60_ = (_e1078 & 3i);
-                }
-                let _e1083 = active_439_;
-                if _e1083 {
-                    let _e1085 = r59_;
-                    r61_ = (_e1085 << bitcast<u32>(2i));
-                }
-                let _e1091 = active_439_;
-                if _e1091 {
-                    let _e1093 = r60_;
-                    r62_ = (_e1093 << bitcast<u32>(3i));
-                }
-                let _e1099 = active_439_;
-                if _e1099 {
-                    let _e1101 = r61_;
-                    r63_ = (_e1101 + 0i);
-                }
-                let _e1106 = active_439_;
-                if _e1106 {
-                    let _e1108 = r62_;
-                    r64_ = (_e1108 + 0i);
-                }
-                let _e1113 = active_439_;
-                if _e1113 {
-                    let _e1115 = r64_;
-                    r65_ = (_e1115 + 4i);
-                }
-                let _e1120 = active_439_;
-                if _e1120 {
-                    let _e1124 = a_local1_[0i];
-                    r66_ = _e1124;
+                    let _e948 = r58_;
+                    r59_ = (_e948 >> bitcast<u32>(2i));
+                    let _e954 = r58_;
+                    r60_ = (_e954 & 3i);
+                    let _e959 = r59_;
+                    r61_ = (_e959 << bitcast<u32>(2i));
+                    let _e965 = r60_;
+                    r62_ = (_e965 << bitcast<u32>(3i));
+                    let _e971 = r61_;
+                    r63_ = (_e971 + 0i);
+                    let _e976 = r62_;
+                    r64_ = (_e976 + 0i);
+                    let _e981 = r64_;
+                    r65_ = (_e981 + 4i);
+                    let _e988 = a_local1_[0i];
+                    r66_ = _e988;
                 }
                 workgroupBarrier();
-                let _e1127 = r66_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1127);
-                let _e1138 = active_439_;
-                lane_active[local_index] = u32(_e1138);
+                let _e991 = r66_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e991);
+                let _e1002 = active_439_;
+                lane_active[local_index] = u32(_e1002);
                 workgroupBarrier();
-                let _e1141 = active_439_;
-                if _e1141 {
-                    let _e1147 = i32(local_index);
-                    let _e1150 = r63_;
-                    let _e1154 = (((_e1150 % 32i) + 32i) % 32i);
-                    let _e1159 = ((_e1147 - (i32(local_index) % 32i)) + _e1154);
-                    let _e1162 = (((_e1154 >= 0i) && (_e1154 < 32i)) && (_e1159 < 128i));
-                    let _e1163 = select(_e1147, _e1159, _e1162);
-                    let _e1167 = lane_active[bitcast<u32>(_e1163)];
-                    let _e1174 = lane_values[bitcast<u32>(_e1163)];
-                    let _e1178 = lane_values[bitcast<u32>(_e1147)];
-                    r67_ = bitcast<f32>(select(_e1178, _e1174, (_e1162 && (_e1167 != 0u))));
+                let _e1005 = active_439_;
+                if _e1005 {
+                    let _e1011 = i32(local_index);
+                    let _e1014 = r63_;
+                    let _e1018 = (((_e1014 % 32i) + 32i) % 32i);
+                    let _e1023 = ((_e1011 - (i32(local_index) % 32i)) + _e1018);
+                    let _e1026 = (((_e1018 >= 0i) && (_e1018 < 32i)) && (_e1023 < 128i));
+                    let _e1027 = select(_e1011, _e1023, _e1026);
+                    let _e1031 = lane_active[bitcast<u32>(_e1027)];
+                    let _e1038 = lane_values[bitcast<u32>(_e1027)];
+                    let _e1042 = lane_values[bitcast<u32>(_e1011)];
+                    r67_ = bitcast<f32>(select(_e1042, _e1038, (_e1026 && (_e1031 != 0u))));
                 }
-                let _e1183 = active_439_;
-                if _e1183 {
-                    let _e1185 = r67_;
-                    r68_ = f32(_e1185);
-                }
-                let _e1189 = active_439_;
-                if _e1189 {
-                    let _e1193 = a_local1_[2i];
-                    r69_ = _e1193;
+                let _e1047 = active_439_;
+                if _e1047 {
+                    let _e1049 = r67_;
+                    r68_ = f32(_e1049);
+                    let _e1055 = a_local1_[2i];
+                    r69_ = _e1055;
                 }
                 workgroupBarrier();
-                let _e1196 = r69_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1196);
-                let _e1207 = active_439_;
-                lane_active[local_index] = u32(_e1207);
+                let _e1058 = r69_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1058);
+                let _e1069 = active_439_;
+                lane_active[local_index] = u32(_e1069);
                 workgroupBarrier();
-                let _e1210 = active_439_;
-                if _e1210 {
-                    let _e1216 = i32(local_index);
-                    let _e1219 = r63_;
-                    let _e1223 = (((_e1219 % 32i) + 32i) % 32i);
-                    let _e1228 = ((_e1216 - (i32(local_index) % 32i)) + _e1223);
-                    let _e1231 = (((_e1223 >= 0i) && (_e1223 < 32i)) && (_e1228 < 128i));
-                    let _e1232 = select(_e1216, _e1228, _e1231);
-                    let _e1236 = lane_active[bitcast<u32>(_e1232)];
-                    let _e1243 = lane_values[bitcast<u32>(_e1232)];
-                    let _e1247 = lane_values[bitcast<u32>(_e1216)];
-                    r70_ = bitcast<f32>(select(_e1247, _e1243, (_e1231 && (_e1236 != 0u))));
+                let _e1072 = active_439_;
+                if _e1072 {
+                    let _e1078 = i32(local_index);
+                    let _e1081 = r63_;
+                    let _e1085 = (((_e1081 % 32i) + 32i) % 32i);
+                    let _e1090 = ((_e1078 - (i32(local_index) % 32i)) + _e1085);
+                    let _e1093 = (((_e1085 >= 0i) && (_e1085 < 32i)) && (_e1090 < 128i));
+                    let _e1094 = select(_e1078, _e1090, _e1093);
+                    let _e1098 = lane_active[bitcast<u32>(_e1094)];
+                    let _e1105 = lane_values[bitcast<u32>(_e1094)];
+                    let _e1109 = lane_values[bitcast<u32>(_e1078)];
+                    r70_ = bitcast<f32>(select(_e1109, _e1105, (_e1093 && (_e1098 != 0u))));
                 }
-                let _e1252 = active_439_;
-                if _e1252 {
-                    let _e1254 = r70_;
-                    r71_ = f32(_e1254);
-                }
-                let _e1258 = active_439_;
-                if _e1258 {
-                    let _e1262 = b_local2_[0i];
-                    r72_ = _e1262;
+                let _e1114 = active_439_;
+                if _e1114 {
+                    let _e1116 = r70_;
+                    r71_ = f32(_e1116);
+                    let _e1122 = b_local2_[0i];
+                    r72_ = _e1122;
                 }
                 workgroupBarrier();
-                let _e1265 = r72_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1265);
-                let _e1276 = active_439_;
-                lane_active[local_index] = u32(_e1276);
+                let _e1125 = r72_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1125);
+                let _e1136 = active_439_;
+                lane_active[local_index] = u32(_e1136);
                 workgroupBarrier();
-                let _e1279 = active_439_;
-                if _e1279 {
-                    let _e1285 = i32(local_index);
-                    let _e1288 = r64_;
-                    let _e1292 = (((_e1288 % 32i) + 32i) % 32i);
-                    let _e1297 = ((_e1285 - (i32(local_index) % 32i)) + _e1292);
-                    let _e1300 = (((_e1292 >= 0i) && (_e1292 < 32i)) && (_e1297 < 128i));
-                    let _e1301 = select(_e1285, _e1297, _e1300);
-                    let _e1305 = lane_active[bitcast<u32>(_e1301)];
-                    let _e1312 = lane_values[bitcast<u32>(_e1301)];
-                    let _e1316 = lane_values[bitcast<u32>(_e1285)];
-                    r73_ = bitcast<f32>(select(_e1316, _e1312, (_e1300 && (_e1305 != 0u))));
+                let _e1139 = active_439_;
+                if _e1139 {
+                    let _e1145 = i32(local_index);
+                    let _e1148 = r64_;
+                    let _e1152 = (((_e1148 % 32i) + 32i) % 32i);
+                    let _e1157 = ((_e1145 - (i32(local_index) % 32i)) + _e1152);
+                    let _e1160 = (((_e1152 >= 0i) && (_e1152 < 32i)) && (_e1157 < 128i));
+                    let _e1161 = select(_e1145, _e1157, _e1160);
+                    let _e1165 = lane_active[bitcast<u32>(_e1161)];
+                    let _e1172 = lane_values[bitcast<u32>(_e1161)];
+                    let _e1176 = lane_values[bitcast<u32>(_e1145)];
+                    r73_ = bitcast<f32>(select(_e1176, _e1172, (_e1160 && (_e1165 != 0u))));
                 }
-                let _e1321 = active_439_;
-                if _e1321 {
-                    let _e1323 = r73_;
-                    r74_ = f32(_e1323);
-                }
-                let _e1327 = active_439_;
-                if _e1327 {
-                    let _e1331 = b_local2_[0i];
-                    r75_ = _e1331;
+                let _e1181 = active_439_;
+                if _e1181 {
+                    let _e1183 = r73_;
+                    r74_ = f32(_e1183);
+                    let _e1189 = b_local2_[0i];
+                    r75_ = _e1189;
                 }
                 workgroupBarrier();
-                let _e1334 = r75_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1334);
-                let _e1345 = active_439_;
-                lane_active[local_index] = u32(_e1345);
+                let _e1192 = r75_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1192);
+                let _e1203 = active_439_;
+                lane_active[local_index] = u32(_e1203);
                 workgroupBarrier();
-                let _e1348 = active_439_;
-                if _e1348 {
-                    let _e1354 = i32(local_index);
-                    let _e1357 = r65_;
-                    let _e1361 = (((_e1357 % 32i) + 32i) % 32i);
-                    let _e1366 = ((_e1354 - (i32(local_index) % 32i)) + _e1361);
-                    let _e1369 = (((_e1361 >= 0i) && (_e1361 < 32i)) && (_e1366 < 128i));
-                    let _e1370 = select(_e1354, _e1366, _e1369);
-                    let _e1374 = lane_active[bitcast<u32>(_e1370)];
-                    let _e1381 = lane_values[bitcast<u32>(_e1370)];
-                    let _e1385 = lane_values[bitcast<u32>(_e1354)];
-                    r76_ = bitcast<f32>(select(_e1385, _e1381, (_e1369 && (_e1374 != 0u))));
+                let _e1206 = active_439_;
+                if _e1206 {
+                    let _e1212 = i32(local_index);
+                    let _e1215 = r65_;
+                    let _e1219 = (((_e1215 % 32i) + 32i) % 32i);
+                    let _e1224 = ((_e1212 - (i32(local_index) % 32i)) + _e1219);
+                    let _e1227 = (((_e1219 >= 0i) && (_e1219 < 32i)) && (_e1224 < 128i));
+                    let _e1228 = select(_e1212, _e1224, _e1227);
+                    let _e1232 = lane_active[bitcast<u32>(_e1228)];
+                    let _e1239 = lane_values[bitcast<u32>(_e1228)];
+                    let _e1243 = lane_values[bitcast<u32>(_e1212)];
+                    r76_ = bitcast<f32>(select(_e1243, _e1239, (_e1227 && (_e1232 != 0u))));
                 }
-                let _e1390 = active_439_;
-                if _e1390 {
-                    let _e1392 = r76_;
-                    r77_ = f32(_e1392);
-                }
-                let _e1396 = active_439_;
-                if _e1396 {
-                    let _e1398 = r68_;
-                    let _e1400 = r74_;
-                    r78_ = (_e1398 * _e1400);
-                }
-                let _e1404 = active_439_;
-                if _e1404 {
-                    let _e1406 = r68_;
-                    let _e1408 = r77_;
-                    r79_ = (_e1406 * _e1408);
-                }
-                let _e1412 = active_439_;
-                if _e1412 {
-                    let _e1414 = r71_;
-                    let _e1416 = r74_;
-                    r80_ = (_e1414 * _e1416);
-                }
-                let _e1420 = active_439_;
-                if _e1420 {
-                    let _e1422 = r71_;
-                    let _e1424 = r77_;
-                    r81_ = (_e1422 * _e1424);
-                }
-                let _e1428 = active_439_;
-                if _e1428 {
-                    let _e1430 = r61_;
-                    r82_ = (_e1430 + 0i);
-                }
-                let _e1435 = active_439_;
-                if _e1435 {
-                    let _e1437 = r62_;
-                    r83_ = (_e1437 + 0i);
-                }
-                let _e1442 = active_439_;
-                if _e1442 {
-                    let _e1444 = r83_;
-                    r84_ = (_e1444 + 4i);
-                }
-                let _e1449 = active_439_;
-                if _e1449 {
-                    let _e1453 = a_local1_[1i];
-                    r85_ = _e1453;
+                let _e1248 = active_439_;
+                if _e1248 {
+                    let _e1250 = r76_;
+                    r77_ = f32(_e1250);
+                    let _e1254 = r68_;
+                    let _e1256 = r74_;
+                    r78_ = (_e1254 * _e1256);
+                    let _e1260 = r68_;
+                    let _e1262 = r77_;
+                    r79_ = (_e1260 * _e1262);
+                    let _e1266 = r71_;
+                    let _e1268 = r74_;
+                    r80_ = (_e1266 * _e1268);
+                    let _e1272 = r71_;
+                    let _e1274 = r77_;
+                    r81_ = (_e1272 * _e1274);
+                    let _e1278 = r61_;
+                    r82_ = (_e1278 + 0i);
+                    let _e1283 = r62_;
+                    r83_ = (_e1283 + 0i);
+                    let _e1288 = r83_;
+                    r84_ = (_e1288 + 4i);
+                    let _e1295 = a_local1_[1i];
+                    r85_ = _e1295;
                 }
                 workgroupBarrier();
-                let _e1456 = r85_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1456);
-                let _e1467 = active_439_;
-                lane_active[local_index] = u32(_e1467);
+                let _e1298 = r85_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1298);
+                let _e1309 = active_439_;
+                lane_active[local_index] = u32(_e1309);
                 workgroupBarrier();
-                let _e1470 = active_439_;
-                if _e1470 {
-                    let _e1476 = i32(local_index);
-                    let _e1479 = r82_;
-                    let _e1483 = (((_e1479 % 32i) + 32i) % 32i);
-                    let _e1488 = ((_e1476 - (i32(local_index) % 32i)) + _e1483);
-                    let _e1491 = (((_e1483 >= 0i) && (_e1483 < 32i)) && (_e1488 < 128i));
-                    let _e1492 = select(_e1476, _e1488, _e1491);
-                    let _e1496 = lane_active[bitcast<u32>(_e1492)];
-                    let _e1503 = lane_values[bitcast<u32>(_e1492)];
-                    let _e1507 = lane_values[bitcast<u32>(_e1476)];
-                    r86_ = bitcast<f32>(select(_e1507, _e1503, (_e1491 && (_e1496 != 0u))));
+                let _e1312 = active_439_;
+                if _e1312 {
+                    let _e1318 = i32(local_index);
+                    let _e1321 = r82_;
+                    let _e1325 = (((_e1321 % 32i) + 32i) % 32i);
+                    let _e1330 = ((_e1318 - (i32(local_index) % 32i)) + _e1325);
+                    let _e1333 = (((_e1325 >= 0i) && (_e1325 < 32i)) && (_e1330 < 128i));
+                    let _e1334 = select(_e1318, _e1330, _e1333);
+                    let _e1338 = lane_active[bitcast<u32>(_e1334)];
+                    let _e1345 = lane_values[bitcast<u32>(_e1334)];
+                    let _e1349 = lane_values[bitcast<u32>(_e1318)];
+                    r86_ = bitcast<f32>(select(_e1349, _e1345, (_e1333 && (_e1338 != 0u))));
                 }
-                let _e1512 = active_439_;
-                if _e1512 {
-                    let _e1514 = r86_;
-                    r87_ = f32(_e1514);
-                }
-                let _e1518 = active_439_;
-                if _e1518 {
-                    let _e1522 = a_local1_[3i];
-                    r88_ = _e1522;
+                let _e1354 = active_439_;
+                if _e1354 {
+                    let _e1356 = r86_;
+                    r87_ = f32(_e1356);
+                    let _e1362 = a_local1_[3i];
+                    r88_ = _e1362;
                 }
                 workgroupBarrier();
-                let _e1525 = r88_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1525);
-                let _e1536 = active_439_;
-                lane_active[local_index] = u32(_e1536);
+                let _e1365 = r88_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1365);
+                let _e1376 = active_439_;
+                lane_active[local_index] = u32(_e1376);
                 workgroupBarrier();
-                let _e1539 = active_439_;
-                if _e1539 {
-                    let _e1545 = i32(local_index);
-                    let _e1548 = r82_;
-                    let _e1552 = (((_e1548 % 32i) + 32i) % 32i);
-                    let _e1557 = ((_e1545 - (i32(local_index) % 32i)) + _e1552);
-                    let _e1560 = (((_e1552 >= 0i) && (_e1552 < 32i)) && (_e1557 < 128i));
-                    let _e1561 = select(_e1545, _e1557, _e1560);
-                    let _e1565 = lane_active[bitcast<u32>(_e1561)];
-                    let _e1572 = lane_values[bitcast<u32>(_e1561)];
-                    let _e1576 = lane_values[bitcast<u32>(_e1545)];
-                    r89_ = bitcast<f32>(select(_e1576, _e1572, (_e1560 && (_e1565 != 0u))));
+                let _e1379 = active_439_;
+                if _e1379 {
+                    let _e1385 = i32(local_index);
+                    let _e1388 = r82_;
+                    let _e1392 = (((_e1388 % 32i) + 32i) % 32i);
+                    let _e1397 = ((_e1385 - (i32(local_index) % 32i)) + _e1392);
+                    let _e1400 = (((_e1392 >= 0i) && (_e1392 < 32i)) && (_e1397 < 128i));
+                    let _e1401 = select(_e1385, _e1397, _e1400);
+                    let _e1405 = lane_active[bitcast<u32>(_e1401)];
+                    let _e1412 = lane_values[bitcast<u32>(_e1401)];
+                    let _e1416 = lane_values[bitcast<u32>(_e1385)];
+                    r89_ = bitcast<f32>(select(_e1416, _e1412, (_e1400 && (_e1405 != 0u))));
                 }
-                let _e1581 = active_439_;
-                if _e1581 {
-                    let _e1583 = r89_;
-                    r90_ = f32(_e1583);
-                }
-                let _e1587 = active_439_;
-                if _e1587 {
-                    let _e1591 = b_local2_[1i];
-                    r91_ = _e1591;
+                let _e1421 = active_439_;
+                if _e1421 {
+                    let _e1423 = r89_;
+                    r90_ = f32(_e1423);
+                    let _e1429 = b_local2_[1i];
+                    r91_ = _e1429;
                 }
                 workgroupBarrier();
-                let _e1594 = r91_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1594);
-                let _e1605 = active_439_;
-                lane_active[local_index] = u32(_e1605);
+                let _e1432 = r91_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1432);
+                let _e1443 = active_439_;
+                lane_active[local_index] = u32(_e1443);
                 workgroupBarrier();
-                let _e1608 = active_439_;
-                if _e1608 {
-                    let _e1614 = i32(local_index);
-                    let _e1617 = r83_;
-                    let _e1621 = (((_e1617 % 32i) + 32i) % 32i);
-                    let _e1626 = ((_e1614 - (i32(local_index) % 32i)) + _e1621);
-                    let _e1629 = (((_e1621 >= 0i) && (_e1621 < 32i)) && (_e1626 < 128i));
-                    let _e1630 = select(_e1614, _e1626, _e1629);
-                    let _e1634 = lane_active[bitcast<u32>(_e1630)];
-                    let _e1641 = lane_values[bitcast<u32>(_e1630)];
-                    let _e1645 = lane_values[bitcast<u32>(_e1614)];
-                    r92_ = bitcast<f32>(select(_e1645, _e1641, (_e1629 && (_e1634 != 0u))));
+                let _e1446 = active_439_;
+                if _e1446 {
+                    let _e1452 = i32(local_index);
+                    let _e1455 = r83_;
+                    let _e1459 = (((_e1455 % 32i) + 32i) % 32i);
+                    let _e1464 = ((_e1452 - (i32(local_index) % 32i)) + _e1459);
+                    let _e1467 = (((_e1459 >= 0i) && (_e1459 < 32i)) && (_e1464 < 128i));
+                    let _e1468 = select(_e1452, _e1464, _e1467);
+                    let _e1472 = lane_active[bitcast<u32>(_e1468)];
+                    let _e1479 = lane_values[bitcast<u32>(_e1468)];
+                    let _e1483 = lane_values[bitcast<u32>(_e1452)];
+                    r92_ = bitcast<f32>(select(_e1483, _e1479, (_e1467 && (_e1472 != 0u))));
                 }
-                let _e1650 = active_439_;
-                if _e1650 {
-                    let _e1652 = r92_;
-                    r93_ = f32(_e1652);
-                }
-                let _e1656 = active_439_;
-                if _e1656 {
-                    let _e1660 = b_local2_[1i];
-                    r94_ = _e1660;
+                let _e1488 = active_439_;
+                if _e1488 {
+                    let _e1490 = r92_;
+                    r93_ = f32(_e1490);
+                    let _e1496 = b_local2_[1i];
+                    r94_ = _e1496;
                 }
                 workgroupBarrier();
-                let _e1663 = r94_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1663);
-                let _e1674 = active_439_;
-                lane_active[local_index] = u32(_e1674);
+                let _e1499 = r94_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1499);
+                let _e1510 = active_439_;
+                lane_active[local_index] = u32(_e1510);
                 workgroupBarrier();
-                let _e1677 = active_439_;
-                if _e1677 {
-                    let _e1683 = i32(local_index);
-                    let _e1686 = r84_;
-                    let _e1690 = (((_e1686 % 32i) + 32i) % 32i);
-                    let _e1695 = ((_e1683 - (i32(local_index) % 32i)) + _e1690);
-                    let _e1698 = (((_e1690 >= 0i) && (_e1690 < 32i)) && (_e1695 < 128i));
-                    let _e1699 = select(_e1683, _e1695, _e1698);
-                    let _e1703 = lane_active[bitcast<u32>(_e1699)];
-                    let _e1710 = lane_values[bitcast<u32>(_e1699)];
-                    let _e1714 = lane_values[bitcast<u32>(_e1683)];
-                    r95_ = bitcast<f32>(select(_e1714, _e1710, (_e1698 && (_e1703 != 0u))));
+                let _e1513 = active_439_;
+                if _e1513 {
+                    let _e1519 = i32(local_index);
+                    let _e1522 = r84_;
+                    let _e1526 = (((_e1522 % 32i) + 32i) % 32i);
+                    let _e1531 = ((_e1519 - (i32(local_index) % 32i)) + _e1526);
+                    let _e1534 = (((_e1526 >= 0i) && (_e1526 < 32i)) && (_e1531 < 128i));
+                    let _e1535 = select(_e1519, _e1531, _e1534);
+                    let _e1539 = lane_active[bitcast<u32>(_e1535)];
+                    let _e1546 = lane_values[bitcast<u32>(_e1535)];
+                    let _e1550 = lane_values[bitcast<u32>(_e1519)];
+                    r95_ = bitcast<f32>(select(_e1550, _e1546, (_e1534 && (_e1539 != 0u))));
                 }
-                let _e1719 = active_439_;
-                if _e1719 {
-                    let _e1721 = r95_;
-                    r96_ = f32(_e1721);
-                }
-                let _e1725 = active_439_;
-                if _e1725 {
-                    let _e1727 = r87_;
-                    let _e1729 = r93_;
-                    r97_ = (_e1727 * _e1729);
-                }
-                let _e1733 = active_439_;
-                if _e1733 {
-                    let _e1735 = r78_;
-                    let _e1737 = r97_;
-                    r98_ = (_e1735 + _e1737);
-                }
-                let _e1741 = active_439_;
-                if _e1741 {
-                    let _e1743 = r87_;
-                    let _e1745 = r96_;
-                    r99_ = (_e1743 * _e1745);
-                }
-                let _e1749 = active_439_;
-                if _e1749 {
-                    let _e1751 = r79_;
-                    let _e1753 = r99_;
-                    r100_ = (_e1751 + _e1753);
-                }
-                let _e1757 = active_439_;
-                if _e1757 {
-                    let _e1759 = r90_;
-                    let _e1761 = r93_;
-                    r101_ = (_e1759 * _e1761);
-                }
-                let _e1765 = active_439_;
-                if _e1765 {
-                    let _e1767 = r80_;
-                    let _e1769 = r101_;
-                    r102_ = (_e1767 + _e1769);
-                }
-                let _e1773 = active_439_;
-                if _e1773 {
-                    let _e1775 = r90_;
-                    let _e1777 = r96_;
-                    r103_ = (_e1775 * _e1777);
-                }
-                let _e1781 = active_439_;
-                if _e1781 {
-                    let _e1783 = r81_;
-                    let _e1785 = r103_;
-                    r104_ = (_e1783 + _e1785);
-                }
-                let _e1789 = active_439_;
-                if _e1789 {
-                    let _e1791 = r61_;
-                    r105_ = (_e1791 + 1i);
-                }
-                let _e1796 = active_439_;
-                if _e1796 {
-                    let _e1798 = r62_;
-                    r106_ = (_e1798 + 1i);
-                }
-                let _e1803 = active_439_;
-                if _e1803 {
-                    let _e1805 = r106_;
-                    r107_ = (_e1805 + 4i);
-                }
-                let _e1810 = active_439_;
-                if _e1810 {
-                    let _e1814 = a_local1_[0i];
-                    r108_ = _e1814;
+                let _e1555 = active_439_;
+                if _e1555 {
+                    let _e1557 = r95_;
+                    r96_ = f32(_e1557);
+                    let _e1561 = r87_;
+                    let _e1563 = r93_;
+                    r97_ = (_e1561 * _e1563);
+                    let _e1567 = r78_;
+                    let _e1569 = r97_;
+                    r98_ = (_e1567 + _e1569);
+                    let _e1573 = r87_;
+                    let _e1575 = r96_;
+                    r99_ = (_e1573 * _e1575);
+                    let _e1579 = r79_;
+                    let _e1581 = r99_;
+                    r100_ = (_e1579 + _e1581);
+                    let _e1585 = r90_;
+                    let _e1587 = r93_;
+                    r101_ = (_e1585 * _e1587);
+                    let _e1591 = r80_;
+                    let _e1593 = r101_;
+                    r102_ = (_e1591 + _e1593);
+                    let _e1597 = r90_;
+                    let _e1599 = r96_;
+                    r103_ = (_e1597 * _e1599);
+                    let _e1603 = r81_;
+                    let _e1605 = r103_;
+                    r104_ = (_e1603 + _e1605);
+                    let _e1609 = r61_;
+                    r105_ = (_e1609 + 1i);
+                    let _e1614 = r62_;
+                    r106_ = (_e1614 + 1i);
+                    let _e1619 = r106_;
+                    r107_ = (_e1619 + 4i);
+                    let _e1626 = a_local1_[0i];
+                    r108_ = _e1626;
                 }
                 workgroupBarrier();
-                let _e1817 = r108_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1817);
-                let _e1828 = active_439_;
-                lane_active[local_index] = u32(_e1828);
+                let _e1629 = r108_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1629);
+                let _e1640 = active_439_;
+                lane_active[local_index] = u32(_e1640);
                 workgroupBarrier();
-                let _e1831 = active_439_;
-                if _e1831 {
-                    let _e1837 = i32(local_index);
-                    let _e1840 = r105_;
-                    let _e1844 = (((_e1840 % 32i) + 32i) % 32i);
-                    let _e1849 = ((_e1837 - (i32(local_index) % 32i)) + _e1844);
-                    let _e1852 = (((_e1844 >= 0i) && (_e1844 < 32i)) && (_e1849 < 128i));
-                    let _e1853 = select(_e1837, _e1849, _e1852);
-                    let _e1857 = lane_active[bitcast<u32>(_e1853)];
-                    let _e1864 = lane_values[bitcast<u32>(_e1853)];
-                    let _e1868 = lane_values[bitcast<u32>(_e1837)];
-                    r109_ = bitcast<f32>(select(_e1868, _e1864, (_e1852 && (_e1857 != 0u))));
+                let _e1643 = active_439_;
+                if _e1643 {
+                    let _e1649 = i32(local_index);
+                    let _e1652 = r105_;
+                    let _e1656 = (((_e1652 % 32i) + 32i) % 32i);
+                    let _e1661 = ((_e1649 - (i32(local_index) % 32i)) + _e1656);
+                    let _e1664 = (((_e1656 >= 0i) && (_e1656 < 32i)) && (_e1661 < 128i));
+                    let _e1665 = select(_e1649, _e1661, _e1664);
+                    let _e1669 = lane_active[bitcast<u32>(_e1665)];
+                    let _e1676 = lane_values[bitcast<u32>(_e1665)];
+                    let _e1680 = lane_values[bitcast<u32>(_e1649)];
+                    r109_ = bitcast<f32>(select(_e1680, _e1676, (_e1664 && (_e1669 != 0u))));
                 }
-                let _e1873 = active_439_;
-                if _e1873 {
-                    let _e1875 = r109_;
-                    r110_ = f32(_e1875);
-                }
-                let _e1879 = active_439_;
-                if _e1879 {
-                    let _e1883 = a_local1_[2i];
-                    r111_ = _e1883;
+                let _e1685 = active_439_;
+                if _e1685 {
+                    let _e1687 = r109_;
+                    r110_ = f32(_e1687);
+                    let _e1693 = a_local1_[2i];
+                    r111_ = _e1693;
                 }
                 workgroupBarrier();
-                let _e1886 = r111_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1886);
-                let _e1897 = active_439_;
-                lane_active[local_index] = u32(_e1897);
+                let _e1696 = r111_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1696);
+                let _e1707 = active_439_;
+                lane_active[local_index] = u32(_e1707);
                 workgroupBarrier();
-                let _e1900 = active_439_;
-                if _e1900 {
-                    let _e1906 = i32(local_index);
-                    let _e1909 = r105_;
-                    let _e1913 = (((_e1909 % 32i) + 32i) % 32i);
-                    let _e1918 = ((_e1906 - (i32(local_index) % 32i)) + _e1913);
-                    let _e1921 = (((_e1913 >= 0i) && (_e1913 < 32i)) && (_e1918 < 128i));
-                    let _e1922 = select(_e1906, _e1918, _e1921);
-                    let _e1926 = lane_active[bitcast<u32>(_e1922)];
-                    let _e1933 = lane_values[bitcast<u32>(_e1922)];
-                    let _e1937 = lane_values[bitcast<u32>(_e1906)];
-                    r112_ = bitcast<f32>(select(_e1937, _e1933, (_e1921 && (_e1926 != 0u))));
+                let _e1710 = active_439_;
+                if _e1710 {
+                    let _e1716 = i32(local_index);
+                    let _e1719 = r105_;
+                    let _e1723 = (((_e1719 % 32i) + 32i) % 32i);
+                    let _e1728 = ((_e1716 - (i32(local_index) % 32i)) + _e1723);
+                    let _e1731 = (((_e1723 >= 0i) && (_e1723 < 32i)) && (_e1728 < 128i));
+                    let _e1732 = select(_e1716, _e1728, _e1731);
+                    let _e1736 = lane_active[bitcast<u32>(_e1732)];
+                    let _e1743 = lane_values[bitcast<u32>(_e1732)];
+                    let _e1747 = lane_values[bitcast<u32>(_e1716)];
+                    r112_ = bitcast<f32>(select(_e1747, _e1743, (_e1731 && (_e1736 != 0u))));
                 }
-                let _e1942 = active_439_;
-                if _e1942 {
-                    let _e1944 = r112_;
-                    r113_ = f32(_e1944);
-                }
-                let _e1948 = active_439_;
-                if _e1948 {
-                    let _e1952 = b_local2_[0i];
-                    r114_ = _e1952;
+                let _e1752 = active_439_;
+                if _e1752 {
+                    let _e1754 = r112_;
+                    r113_ = f32(_e1754);
+                    let _e1760 = b_local2_[0i];
+                    r114_ = _e1760;
                 }
                 workgroupBarrier();
-                let _e1955 = r114_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1955);
-                let _e1966 = active_439_;
-                lane_active[local_index] = u32(_e1966);
+                let _e1763 = r114_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1763);
+                let _e1774 = active_439_;
+                lane_active[local_index] = u32(_e1774);
                 workgroupBarrier();
-                let _e1969 = active_439_;
-                if _e1969 {
-                    let _e1975 = i32(local_index);
-                    let _e1978 = r106_;
-                    let _e1982 = (((_e1978 % 32i) + 32i) % 32i);
-                    let _e1987 = ((_e1975 - (i32(local_index) % 32i)) + _e1982);
-                    let _e1990 = (((_e1982 >= 0i) && (_e1982 < 32i)) && (_e1987 < 128i));
-                    let _e1991 = select(_e1975, _e1987, _e1990);
-                    let _e1995 = lane_active[bitcast<u32>(_e1991)];
-                    let _e2002 = lane_values[bitcast<u32>(_e1991)];
-                    let _e2006 = lane_values[bitcast<u32>(_e1975)];
-                    r115_ = bitcast<f32>(select(_e2006, _e2002, (_e1990 && (_e1995 != 0u))));
+                let _e1777 = active_439_;
+                if _e1777 {
+                    let _e1783 = i32(local_index);
+                    let _e1786 = r106_;
+                    let _e1790 = (((_e1786 % 32i) + 32i) % 32i);
+                    let _e1795 = ((_e1783 - (i32(local_index) % 32i)) + _e1790);
+                    let _e1798 = (((_e1790 >= 0i) && (_e1790 < 32i)) && (_e1795 < 128i));
+                    let _e1799 = select(_e1783, _e1795, _e1798);
+                    let _e1803 = lane_active[bitcast<u32>(_e1799)];
+                    let _e1810 = lane_values[bitcast<u32>(_e1799)];
+                    let _e1814 = lane_values[bitcast<u32>(_e1783)];
+                    r115_ = bitcast<f32>(select(_e1814, _e1810, (_e1798 && (_e1803 != 0u))));
                 }
-                let _e2011 = active_439_;
-                if _e2011 {
-                    let _e2013 = r115_;
-                    r116_ = f32(_e2013);
-                }
-                let _e2017 = active_439_;
-                if _e2017 {
-                    let _e2021 = b_local2_[0i];
-                    r117_ = _e2021;
+                let _e1819 = active_439_;
+                if _e1819 {
+                    let _e1821 = r115_;
+                    r116_ = f32(_e1821);
+                    let _e1827 = b_local2_[0i];
+                    r117_ = _e1827;
                 }
                 workgroupBarrier();
-                let _e2024 = r117_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2024);
-                let _e2035 = active_439_;
-                lane_active[local_index] = u32(_e2035);
+                let _e1830 = r117_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1830);
+                let _e1841 = active_439_;
+                lane_active[local_index] = u32(_e1841);
                 workgroupBarrier();
+                let _e1844 = active_439_;
+                if _e1844 {
+                    let _e1850 = i32(local_index);
+                    let _e1853 = r107_;
+                    let _e1857 = (((_e1853 % 32i) + 32i) % 32i);
+                    let _e1862 = ((_e1850 - (i32(local_index) % 32i)) + _e1857);
+                    let _e1865 = (((_e1857 >= 0i) && (_e1857 < 32i)) && (_e1862 < 128i));
+                    let _e1866 = select(_e1850, _e1862, _e1865);
+                    let _e1870 = lane_active[bitcast<u32>(_e1866)];
+                    let _e1877 = lane_values[bitcast<u32>(_e1866)];
+                    let _e1881 = lane_values[bitcast<u32>(_e1850)];
+                    r118_ = bitcast<f32>(select(_e1881, _e1877, (_e1865 && (_e1870 != 0u))));
+                }
+                let _e1886 = active_439_;
+                if _e1886 {
+                    let _e1888 = r118_;
+                    r119_ = f32(_e1888);
+                    let _e1892 = r110_;
+                    let _e1894 = r116_;
+                    r120_ = (_e1892 * _e1894);
+                    let _e1898 = r98_;
+                    let _e1900 = r120_;
+                    r121_ = (_e1898 + _e1900);
+                    let _e1904 = r110_;
+                    let _e1906 = r119_;
+                    r122_ = (_e1904 * _e1906);
+                    let _e1910 = r100_;
+                    let _e1912 = r122_;
+                    r123_ = (_e1910 + _e1912);
+                    let _e1916 = r113_;
+                    let _e1918 = r116_;
+                    r124_ = (_e1916 * _e1918);
+                    let _e1922 = r102_;
+                    let _e1924 = r124_;
+                    r125_ = (_e1922 + _e1924);
+                    let _e1928 = r113_;
+                    let _e1930 = r119_;
+                    r126_ = (_e1928 * _e1930);
+                    let _e1934 = r104_;
+                    let _e1936 = r126_;
+                    r127_ = (_e1934 + _e1936);
+                    let _e1940 = r61_;
+                    r128_ = (_e1940 + 1i);
+                    let _e1945 = r62_;
+                    r129_ = (_e1945 + 1i);
+                    let _e1950 = r129_;
+                    r130_ = (_e1950 + 4i);
+                    let _e1957 = a_local1_[1i];
+                    r131_ = _e1957;
+                }
+                workgroupBarrier();
+                let _e1960 = r131_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1960);
+                let _e1971 = active_439_;
+                lane_active[local_index] = u32(_e1971);
+                workgroupBarrier();
+                let _e1974 = active_439_;
+                if _e1974 {
+                    let _e1980 = i32(local_index);
+                    let _e1983 = r128_;
+                    let _e1987 = (((_e1983 % 32i) + 32i) % 32i);
+                    let _e1992 = ((_e1980 - (i32(local_index) % 32i)) + _e1987);
+                    let _e1995 = (((_e1987 >= 0i) && (_e1987 < 32i)) && (_e1992 < 128i));
+                    let _e1996 = select(_e1980, _e1992, _e1995);
+                    let _e2000 = lane_active[bitcast<u32>(_e1996)];
+                    let _e2007 = lane_values[bitcast<u32>(_e1996)];
+                    let _e2011 = lane_values[bitcast<u32>(_e1980)];
+                    r132_ = bitcast<f32>(select(_e2011, _e2007, (_e1995 && (_e2000 != 0u))));
+                }
+                let _e2016 = active_439_;
+                if _e2016 {
+                    let _e2018 = r132_;
+                    r133_ = f32(_e2018);
+                    let _e2024 = a_local1_[3i];
+                    r134_ = _e2024;
+                }
+                workgroupBarrier();
+                let _e2027 = r134_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2027);
                 let _e2038 = active_439_;
-                if _e2038 {
-                    let _e2044 = i32(local_index);
-                    let _e2047 = r107_;
-                    let _e2051 = (((_e2047 % 32i) + 32i) % 32i);
-                    let _e2056 = ((_e2044 - (i32(local_index) % 32i)) + _e2051);
-                    let _e2059 = (((_e2051 >= 0i) && (_e2051 < 32i)) && (_e2056 < 128i));
-                    let _e2060 = select(_e2044, _e2056, _e2059);
-                    let _e2064 = lane_active[bitcast<u32>(_e2060)];
-                    let _e2071 = lane_values[bitcast<u32>(_e2060)];
-                    let _e2075 = lane_values[bitcast<u32>(_e2044)];
-                    r118_ = bitcast<f32>(select(_e2075, _e2071, (_e2059 && (_e2064 != 0u))));
+                lane_active[local_index] = u32(_e2038);
+                workgroupBarrier();
+                let _e2041 = active_439_;
+                if _e2041 {
+                    let _e2047 = i32(local_index);
+                    let _e2050 = r128_;
+                    let _e2054 = (((_e2050 % 32i) + 32i) % 32i);
+                    let _e2059 = ((_e2047 - (i32(local_index) % 32i)) + _e2054);
+                    let _e2062 = (((_e2054 >= 0i) && (_e2054 < 32i)) && (_e2059 < 128i));
+                    let _e2063 = select(_e2047, _e2059, _e2062);
+                    let _e2067 = lane_active[bitcast<u32>(_e2063)];
+                    let _e2074 = lane_values[bitcast<u32>(_e2063)];
+                    let _e2078 = lane_values[bitcast<u32>(_e2047)];
+                    r135_ = bitcast<f32>(select(_e2078, _e2074, (_e2062 && (_e2067 != 0u))));
                 }
-                let _e2080 = active_439_;
-                if _e2080 {
-                    let _e2082 = r118_;
-                    r119_ = f32(_e2082);
+                let _e2083 = active_439_;
+                if _e2083 {
+                    let _e2085 = r135_;
+                    r136_ = f32(_e2085);
+                    let _e2091 = b_local2_[1i];
+                    r137_ = _e2091;
                 }
-                let _e2086 = active_439_;
-                if _e2086 {
-                    let _e2088 = r110_;
-                    let _e2090 = r116_;
-                    r120_ = (_e2088 * _e2090);
-                }
-                let _e2094 = active_439_;
-                if _e2094 {
-                    let _e2096 = r98_;
-                    let _e2098 = r120_;
-                    r121_ = (_e2096 + _e2098);
-                }
-                let _e2102 = active_439_;
-                if _e2102 {
-                    let _e2104 = r110_;
-                    let _e2106 = r119_;
-                    r122_ = (_e2104 * _e2106);
-                }
-                let _e2110 = active_439_;
-                if _e2110 {
-                    let _e2112 = r100_;
-                    let _e2114 = r122_;
-                    r123_ = (_e2112 + _e2114);
-                }
-                let _e2118 = active_439_;
-                if _e2118 {
-                    let _e2120 = r113_;
-                    let _e2122 = r116_;
-                    r124_ = (_e2120 * _e2122);
-                }
-                let _e2126 = active_439_;
-                if _e2126 {
-                    let _e2128 = r102_;
-                    let _e2130 = r124_;
-                    r125_ = (_e2128 + _e2130);
-                }
-                let _e2134 = active_439_;
-                if _e2134 {
-                    let _e2136 = r113_;
-                    let _e2138 = r119_;
-                    r126_ = (_e2136 * _e2138);
-                }
-                let _e2142 = active_439_;
-                if _e2142 {
-                    let _e2144 = r104_;
-                    let _e2146 = r126_;
-                    r127_ = (_e2144 + _e2146);
+                workgroupBarrier();
+                let _e2094 = r137_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2094);
+                let _e2105 = active_439_;
+                lane_active[local_index] = u32(_e2105);
+                workgroupBarrier();
+                let _e2108 = active_439_;
+                if _e2108 {
+                    let _e2114 = i32(local_index);
+                    let _e2117 = r129_;
+                    let _e2121 = (((_e2117 % 32i) + 32i) % 32i);
+                    let _e2126 = ((_e2114 - (i32(local_index) % 32i)) + _e2121);
+                    let _e2129 = (((_e2121 >= 0i) && (_e2121 < 32i)) && (_e2126 < 128i));
+                    let _e2130 = select(_e2114, _e2126, _e2129);
+                    let _e2134 = lane_active[bitcast<u32>(_e2130)];
+                    let _e2141 = lane_values[bitcast<u32>(_e2130)];
+                    let _e2145 = lane_values[bitcast<u32>(_e2114)];
+                    r138_ = bitcast<f32>(select(_e2145, _e2141, (_e2129 && (_e2134 != 0u))));
                 }
                 let _e2150 = active_439_;
                 if _e2150 {
-                    let _e2152 = r61_;
-                    r128_ = (_e2152 + 1i);
-                }
-                let _e2157 = active_439_;
-                if _e2157 {
-                    let _e2159 = r62_;
-                    r129_ = (_e2159 + 1i);
-                }
-                let _e2164 = active_439_;
-                if _e2164 {
-                    let _e2166 = r129_;
-                    r130_ = (_e2166 + 4i);
-                }
-                let _e2171 = active_439_;
-                if _e2171 {
-                    let _e2175 = a_local1_[1i];
-                    r131_ = _e2175;
+                    let _e2152 = r138_;
+                    r139_ = f32(_e2152);
+                    let _e2158 = b_local2_[1i];
+                    r140_ = _e2158;
                 }
                 workgroupBarrier();
-                let _e2178 = r131_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2178);
-                let _e2189 = active_439_;
-                lane_active[local_index] = u32(_e2189);
+                let _e2161 = r140_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2161);
+                let _e2172 = active_439_;
+                lane_active[local_index] = u32(_e2172);
                 workgroupBarrier();
-                let _e2192 = active_439_;
-                if _e2192 {
-                    let _e2198 = i32(local_index);
-                    let _e2201 = r128_;
-                    let _e2205 = (((_e2201 % 32i) + 32i) % 32i);
-                    let _e2210 = ((_e2198 - (i32(local_index) % 32i)) + _e2205);
-                    let _e2213 = (((_e2205 >= 0i) && (_e2205 < 32i)) && (_e2210 < 128i));
-                    let _e2214 = select(_e2198, _e2210, _e2213);
-                    let _e2218 = lane_active[bitcast<u32>(_e2214)];
-                    let _e2225 = lane_values[bitcast<u32>(_e2214)];
-                    let _e2229 = lane_values[bitcast<u32>(_e2198)];
-                    r132_ = bitcast<f32>(select(_e2229, _e2225, (_e2213 && (_e2218 != 0u))));
+                let _e2175 = active_439_;
+                if _e2175 {
+                    let _e2181 = i32(local_index);
+                    let _e2184 = r130_;
+                    let _e2188 = (((_e2184 % 32i) + 32i) % 32i);
+                    let _e2193 = ((_e2181 - (i32(local_index) % 32i)) + _e2188);
+                    let _e2196 = (((_e2188 >= 0i) && (_e2188 < 32i)) && (_e2193 < 128i));
+                    let _e2197 = select(_e2181, _e2193, _e2196);
+                    let _e2201 = lane_active[bitcast<u32>(_e2197)];
+                    let _e2208 = lane_values[bitcast<u32>(_e2197)];
+                    let _e2212 = lane_values[bitcast<u32>(_e2181)];
+                    r141_ = bitcast<f32>(select(_e2212, _e2208, (_e2196 && (_e2201 != 0u))));
                 }
-                let _e2234 = active_439_;
-                if _e2234 {
-                    let _e2236 = r132_;
-                    r133_ = f32(_e2236);
-                }
-                let _e2240 = active_439_;
-                if _e2240 {
-                    let _e2244 = a_local1_[3i];
-                    r134_ = _e2244;
-                }
-                workgroupBarrier();
-                let _e2247 = r134_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2247);
-                let _e2258 = active_439_;
-                lane_active[local_index] = u32(_e2258);
-                workgroupBarrier();
-                let _e2261 = active_439_;
-                if _e2261 {
-                    let _e2267 = i32(local_index);
-                    let _e2270 = r128_;
-                    let _e2274 = (((_e2270 % 32i) + 32i) % 32i);
-                    let _e2279 = ((_e2267 - (i32(local_index) % 32i)) + _e2274);
-                    let _e2282 = (((_e2274 >= 0i) && (_e2274 < 32i)) && (_e2279 < 128i));
-                    let _e2283 = select(_e2267, _e2279, _e2282);
-                    let _e2287 = lane_active[bitcast<u32>(_e2283)];
-                    let _e2294 = lane_values[bitcast<u32>(_e2283)];
-                    let _e2298 = lane_values[bitcast<u32>(_e2267)];
-                    r135_ = bitcast<f32>(select(_e2298, _e2294, (_e2282 && (_e2287 != 0u))));
-                }
-                let _e2303 = active_439_;
-                if _e2303 {
-                    let _e2305 = r135_;
-                    r136_ = f32(_e2305);
-                }
-                let _e2309 = active_439_;
-                if _e2309 {
-                    let _e2313 = b_local2_[1i];
-                    r137_ = _e2313;
+                let _e2217 = active_439_;
+                if _e2217 {
+                    let _e2219 = r141_;
+                    r142_ = f32(_e2219);
+                    let _e2223 = r133_;
+                    let _e2225 = r139_;
+                    r143_ = (_e2223 * _e2225);
+                    let _e2229 = r121_;
+                    let _e2231 = r143_;
+                    r144_ = (_e2229 + _e2231);
+                    let _e2235 = r133_;
+                    let _e2237 = r142_;
+                    r145_ = (_e2235 * _e2237);
+                    let _e2241 = r123_;
+                    let _e2243 = r145_;
+                    r146_ = (_e2241 + _e2243);
+                    let _e2247 = r136_;
+                    let _e2249 = r139_;
+                    r147_ = (_e2247 * _e2249);
+                    let _e2253 = r125_;
+                    let _e2255 = r147_;
+                    r148_ = (_e2253 + _e2255);
+                    let _e2259 = r136_;
+                    let _e2261 = r142_;
+                    r149_ = (_e2259 * _e2261);
+                    let _e2265 = r127_;
+                    let _e2267 = r149_;
+                    r150_ = (_e2265 + _e2267);
+                    let _e2271 = r61_;
+                    r151_ = (_e2271 + 2i);
+                    let _e2276 = r62_;
+                    r152_ = (_e2276 + 2i);
+                    let _e2281 = r152_;
+                    r153_ = (_e2281 + 4i);
+                    let _e2288 = a_local1_[0i];
+                    r154_ = _e2288;
                 }
                 workgroupBarrier();
-                let _e2316 = r137_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2316);
-                let _e2327 = active_439_;
-                lane_active[local_index] = u32(_e2327);
+                let _e2291 = r154_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2291);
+                let _e2302 = active_439_;
+                lane_active[local_index] = u32(_e2302);
                 workgroupBarrier();
-                let _e2330 = active_439_;
-                if _e2330 {
-                    let _e2336 = i32(local_index);
-                    let _e2339 = r129_;
-                    let _e2343 = (((_e2339 % 32i) + 32i) % 32i);
-                    let _e2348 = ((_e2336 - (i32(local_index) % 32i)) + _e2343);
-                    let _e2351 = (((_e2343 >= 0i) && (_e2343 < 32i)) && (_e2348 < 128i));
-                    let _e2352 = select(_e2336, _e2348, _e2351);
-                    let _e2356 = lane_active[bitcast<u32>(_e2352)];
-                    let _e2363 = lane_values[bitcast<u32>(_e2352)];
-                    let _e2367 = lane_values[bitcast<u32>(_e2336)];
-                    r138_ = bitcast<f32>(select(_e2367, _e2363, (_e2351 && (_e2356 != 0u))));
+                let _e2305 = active_439_;
+                if _e2305 {
+                    let _e2311 = i32(local_index);
+                    let _e2314 = r151_;
+                    let _e2318 = (((_e2314 % 32i) + 32i) % 32i);
+                    let _e2323 = ((_e2311 - (i32(local_index) % 32i)) + _e2318);
+                    let _e2326 = (((_e2318 >= 0i) && (_e2318 < 32i)) && (_e2323 < 128i));
+                    let _e2327 = select(_e2311, _e2323, _e2326);
+                    let _e2331 = lane_active[bitcast<u32>(_e2327)];
+                    let _e2338 = lane_values[bitcast<u32>(_e2327)];
+                    let _e2342 = lane_values[bitcast<u32>(_e2311)];
+                    r155_ = bitcast<f32>(select(_e2342, _e2338, (_e2326 && (_e2331 != 0u))));
                 }
+                let _e2347 = active_439_;
+                if _e2347 {
+                    let _e2349 = r155_;
+                    r156_ = f32(_e2349);
+                    let _e2355 = a_local1_[2i];
+                    r157_ = _e2355;
+                }
+                workgroupBarrier();
+                let _e2358 = r157_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2358);
+                let _e2369 = active_439_;
+                lane_active[local_index] = u32(_e2369);
+                workgroupBarrier();
                 let _e2372 = active_439_;
                 if _e2372 {
-                    let _e2374 = r138_;
-                    r139_ = f32(_e2374);
+                    let _e2378 = i32(local_index);
+                    let _e2381 = r151_;
+                    let _e2385 = (((_e2381 % 32i) + 32i) % 32i);
+                    let _e2390 = ((_e2378 - (i32(local_index) % 32i)) + _e2385);
+                    let _e2393 = (((_e2385 >= 0i) && (_e2385 < 32i)) && (_e2390 < 128i));
+                    let _e2394 = select(_e2378, _e2390, _e2393);
+                    let _e2398 = lane_active[bitcast<u32>(_e2394)];
+                    let _e2405 = lane_values[bitcast<u32>(_e2394)];
+                    let _e2409 = lane_values[bitcast<u32>(_e2378)];
+                    r158_ = bitcast<f32>(select(_e2409, _e2405, (_e2393 && (_e2398 != 0u))));
                 }
-                let _e2378 = active_439_;
-                if _e2378 {
-                    let _e2382 = b_local2_[1i];
-                    r140_ = _e2382;
+                let _e2414 = active_439_;
+                if _e2414 {
+                    let _e2416 = r158_;
+                    r159_ = f32(_e2416);
+                    let _e2422 = b_local2_[0i];
+                    r160_ = _e2422;
                 }
                 workgroupBarrier();
-                let _e2385 = r140_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2385);
-                let _e2396 = active_439_;
-                lane_active[local_index] = u32(_e2396);
+                let _e2425 = r160_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2425);
+                let _e2436 = active_439_;
+                lane_active[local_index] = u32(_e2436);
                 workgroupBarrier();
-                let _e2399 = active_439_;
-                if _e2399 {
-                    let _e2405 = i32(local_index);
-                    let _e2408 = r130_;
-                    let _e2412 = (((_e2408 % 32i) + 32i) % 32i);
-                    let _e2417 = ((_e2405 - (i32(local_index) % 32i)) + _e2412);
-                    let _e2420 = (((_e2412 >= 0i) && (_e2412 < 32i)) && (_e2417 < 128i));
-                    let _e2421 = select(_e2405, _e2417, _e2420);
-                    let _e2425 = lane_active[bitcast<u32>(_e2421)];
-                    let _e2432 = lane_values[bitcast<u32>(_e2421)];
-                    let _e2436 = lane_values[bitcast<u32>(_e2405)];
-                    r141_ = bitcast<f32>(select(_e2436, _e2432, (_e2420 && (_e2425 != 0u))));
+                let _e2439 = active_439_;
+                if _e2439 {
+                    let _e2445 = i32(local_index);
+                    let _e2448 = r152_;
+                    let _e2452 = (((_e2448 % 32i) + 32i) % 32i);
+                    let _e2457 = ((_e2445 - (i32(local_index) % 32i)) + _e2452);
+                    let _e2460 = (((_e2452 >= 0i) && (_e2452 < 32i)) && (_e2457 < 128i));
+                    let _e2461 = select(_e2445, _e2457, _e2460);
+                    let _e2465 = lane_active[bitcast<u32>(_e2461)];
+                    let _e2472 = lane_values[bitcast<u32>(_e2461)];
+                    let _e2476 = lane_values[bitcast<u32>(_e2445)];
+                    r161_ = bitcast<f32>(select(_e2476, _e2472, (_e2460 && (_e2465 != 0u))));
                 }
-                let _e2441 = active_439_;
-                if _e2441 {
-                    let _e2443 = r141_;
-                    r142_ = f32(_e2443);
+                let _e2481 = active_439_;
+                if _e2481 {
+                    let _e2483 = r161_;
+                    r162_ = f32(_e2483);
+                    let _e2489 = b_local2_[0i];
+                    r163_ = _e2489;
                 }
-                let _e2447 = active_439_;
-                if _e2447 {
-                    let _e2449 = r133_;
-                    let _e2451 = r139_;
-                    r143_ = (_e2449 * _e2451);
-                }
-                let _e2455 = active_439_;
-                if _e2455 {
-                    let _e2457 = r121_;
-                    let _e2459 = r143_;
-                    r144_ = (_e2457 + _e2459);
-                }
-                let _e2463 = active_439_;
-                if _e2463 {
-                    let _e2465 = r133_;
-                    let _e2467 = r142_;
-                    r145_ = (_e2465 * _e2467);
-                }
-                let _e2471 = active_439_;
-                if _e2471 {
-                    let _e2473 = r123_;
-                    let _e2475 = r145_;
-                    r146_ = (_e2473 + _e2475);
-                }
-                let _e2479 = active_439_;
-                if _e2479 {
-                    let _e2481 = r136_;
-                    let _e2483 = r139_;
-                    r147_ = (_e2481 * _e2483);
-                }
-                let _e2487 = active_439_;
-                if _e2487 {
-                    let _e2489 = r125_;
-                    let _e2491 = r147_;
-                    r148_ = (_e2489 + _e2491);
-                }
-                let _e2495 = active_439_;
-                if _e2495 {
-                    let _e2497 = r136_;
-                    let _e2499 = r142_;
-                    r149_ = (_e2497 * _e2499);
-                }
+                workgroupBarrier();
+                let _e2492 = r163_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2492);
                 let _e2503 = active_439_;
-                if _e2503 {
-                    let _e2505 = r127_;
-                    let _e2507 = r149_;
-                    r150_ = (_e2505 + _e2507);
+                lane_active[local_index] = u32(_e2503);
+                workgroupBarrier();
+                let _e2506 = active_439_;
+                if _e2506 {
+                    let _e2512 = i32(local_index);
+                    let _e2515 = r153_;
+                    let _e2519 = (((_e2515 % 32i) + 32i) % 32i);
+                    let _e2524 = ((_e2512 - (i32(local_index) % 32i)) + _e2519);
+                    let _e2527 = (((_e2519 >= 0i) && (_e2519 < 32i)) && (_e2524 < 128i));
+                    let _e2528 = select(_e2512, _e2524, _e2527);
+                    let _e2532 = lane_active[bitcast<u32>(_e2528)];
+                    let _e2539 = lane_values[bitcast<u32>(_e2528)];
+                    let _e2543 = lane_values[bitcast<u32>(_e2512)];
+                    r164_ = bitcast<f32>(select(_e2543, _e2539, (_e2527 && (_e2532 != 0u))));
                 }
-                let _e2511 = active_439_;
-                if _e2511 {
-                    let _e2513 = r61_;
-                    r151_ = (_e2513 + 2i);
-                }
-                let _e2518 = active_439_;
-                if _e2518 {
-                    let _e2520 = r62_;
-                    r152_ = (_e2520 + 2i);
-                }
-                let _e2525 = active_439_;
-                if _e2525 {
-                    let _e2527 = r152_;
-                    r153_ = (_e2527 + 4i);
-                }
-                let _e2532 = active_439_;
-                if _e2532 {
-                    let _e2536 = a_local1_[0i];
-                    r154_ = _e2536;
+                let _e2548 = active_439_;
+                if _e2548 {
+                    let _e2550 = r164_;
+                    r165_ = f32(_e2550);
+                    let _e2554 = r156_;
+                    let _e2556 = r162_;
+                    r166_ = (_e2554 * _e2556);
+                    let _e2560 = r144_;
+                    let _e2562 = r166_;
+                    r167_ = (_e2560 + _e2562);
+                    let _e2566 = r156_;
+                    let _e2568 = r165_;
+                    r168_ = (_e2566 * _e2568);
+                    let _e2572 = r146_;
+                    let _e2574 = r168_;
+                    r169_ = (_e2572 + _e2574);
+                    let _e2578 = r159_;
+                    let _e2580 = r162_;
+                    r170_ = (_e2578 * _e2580);
+                    let _e2584 = r148_;
+                    let _e2586 = r170_;
+                    r171_ = (_e2584 + _e2586);
+                    let _e2590 = r159_;
+                    let _e2592 = r165_;
+                    r172_ = (_e2590 * _e2592);
+                    let _e2596 = r150_;
+                    let _e2598 = r172_;
+                    r173_ = (_e2596 + _e2598);
+                    let _e2602 = r61_;
+                    r174_ = (_e2602 + 2i);
+                    let _e2607 = r62_;
+                    r175_ = (_e2607 + 2i);
+                    let _e2612 = r175_;
+                    r176_ = (_e2612 + 4i);
+                    let _e2619 = a_local1_[1i];
+                    r177_ = _e2619;
                 }
                 workgroupBarrier();
-                let _e2539 = r154_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2539);
-                let _e2550 = active_439_;
-                lane_active[local_index] = u32(_e2550);
+                let _e2622 = r177_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2622);
+                let _e2633 = active_439_;
+                lane_active[local_index] = u32(_e2633);
                 workgroupBarrier();
-                let _e2553 = active_439_;
-                if _e2553 {
-                    let _e2559 = i32(local_index);
-                    let _e2562 = r151_;
-                    let _e2566 = (((_e2562 % 32i) + 32i) % 32i);
-                    let _e2571 = ((_e2559 - (i32(local_index) % 32i)) + _e2566);
-                    let _e2574 = (((_e2566 >= 0i) && (_e2566 < 32i)) && (_e2571 < 128i));
-                    let _e2575 = select(_e2559, _e2571, _e2574);
-                    let _e2579 = lane_active[bitcast<u32>(_e2575)];
-                    let _e2586 = lane_values[bitcast<u32>(_e2575)];
-                    let _e2590 = lane_values[bitcast<u32>(_e2559)];
-                    r155_ = bitcast<f32>(select(_e2590, _e2586, (_e2574 && (_e2579 != 0u))));
+                let _e2636 = active_439_;
+                if _e2636 {
+                    let _e2642 = i32(local_index);
+                    let _e2645 = r174_;
+                    let _e2649 = (((_e2645 % 32i) + 32i) % 32i);
+                    let _e2654 = ((_e2642 - (i32(local_index) % 32i)) + _e2649);
+                    let _e2657 = (((_e2649 >= 0i) && (_e2649 < 32i)) && (_e2654 < 128i));
+                    let _e2658 = select(_e2642, _e2654, _e2657);
+                    let _e2662 = lane_active[bitcast<u32>(_e2658)];
+                    let _e2669 = lane_values[bitcast<u32>(_e2658)];
+                    let _e2673 = lane_values[bitcast<u32>(_e2642)];
+                    r178_ = bitcast<f32>(select(_e2673, _e2669, (_e2657 && (_e2662 != 0u))));
                 }
-                let _e2595 = active_439_;
-                if _e2595 {
-                    let _e2597 = r155_;
-                    r156_ = f32(_e2597);
-                }
-                let _e2601 = active_439_;
-                if _e2601 {
-                    let _e2605 = a_local1_[2i];
-                    r157_ = _e2605;
+                let _e2678 = active_439_;
+                if _e2678 {
+                    let _e2680 = r178_;
+                    r179_ = f32(_e2680);
+                    let _e2686 = a_local1_[3i];
+                    r180_ = _e2686;
                 }
                 workgroupBarrier();
-                let _e2608 = r157_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2608);
-                let _e2619 = active_439_;
-                lane_active[local_index] = u32(_e2619);
+                let _e2689 = r180_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2689);
+                let _e2700 = active_439_;
+                lane_active[local_index] = u32(_e2700);
                 workgroupBarrier();
-                let _e2622 = active_439_;
-                if _e2622 {
-                    let _e2628 = i32(local_index);
-                    let _e2631 = r151_;
-                    let _e2635 = (((_e2631 % 32i) + 32i) % 32i);
-                    let _e2640 = ((_e2628 - (i32(local_index) % 32i)) + _e2635);
-                    let _e2643 = (((_e2635 >= 0i) && (_e2635 < 32i)) && (_e2640 < 128i));
-                    let _e2644 = select(_e2628, _e2640, _e2643);
-                    let _e2648 = lane_active[bitcast<u32>(_e2644)];
-                    let _e2655 = lane_values[bitcast<u32>(_e2644)];
-                    let _e2659 = lane_values[bitcast<u32>(_e2628)];
-                    r158_ = bitcast<f32>(select(_e2659, _e2655, (_e2643 && (_e2648 != 0u))));
+                let _e2703 = active_439_;
+                if _e2703 {
+                    let _e2709 = i32(local_index);
+                    let _e2712 = r174_;
+                    let _e2716 = (((_e2712 % 32i) + 32i) % 32i);
+                    let _e2721 = ((_e2709 - (i32(local_index) % 32i)) + _e2716);
+                    let _e2724 = (((_e2716 >= 0i) && (_e2716 < 32i)) && (_e2721 < 128i));
+                    let _e2725 = select(_e2709, _e2721, _e2724);
+                    let _e2729 = lane_active[bitcast<u32>(_e2725)];
+                    let _e2736 = lane_values[bitcast<u32>(_e2725)];
+                    let _e2740 = lane_values[bitcast<u32>(_e2709)];
+                    r181_ = bitcast<f32>(select(_e2740, _e2736, (_e2724 && (_e2729 != 0u))));
                 }
-                let _e2664 = active_439_;
-                if _e2664 {
-                    let _e2666 = r158_;
-                    r159_ = f32(_e2666);
-                }
-                let _e2670 = active_439_;
-                if _e2670 {
-                    let _e2674 = b_local2_[0i];
-                    r160_ = _e2674;
+                let _e2745 = active_439_;
+                if _e2745 {
+                    let _e2747 = r181_;
+                    r182_ = f32(_e2747);
+                    let _e2753 = b_local2_[1i];
+                    r183_ = _e2753;
                 }
                 workgroupBarrier();
-                let _e2677 = r160_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2677);
-                let _e2688 = active_439_;
-                lane_active[local_index] = u32(_e2688);
+                let _e2756 = r183_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2756);
+                let _e2767 = active_439_;
+                lane_active[local_index] = u32(_e2767);
                 workgroupBarrier();
-                let _e2691 = active_439_;
-                if _e2691 {
-                    let _e2697 = i32(local_index);
-                    let _e2700 = r152_;
-                    let _e2704 = (((_e2700 % 32i) + 32i) % 32i);
-                    let _e2709 = ((_e2697 - (i32(local_index) % 32i)) + _e2704);
-                    let _e2712 = (((_e2704 >= 0i) && (_e2704 < 32i)) && (_e2709 < 128i));
-                    let _e2713 = select(_e2697, _e2709, _e2712);
-                    let _e2717 = lane_active[bitcast<u32>(_e2713)];
-                    let _e2724 = lane_values[bitcast<u32>(_e2713)];
-                    let _e2728 = lane_values[bitcast<u32>(_e2697)];
-                    r161_ = bitcast<f32>(select(_e2728, _e2724, (_e2712 && (_e2717 != 0u))));
+                let _e2770 = active_439_;
+                if _e2770 {
+                    let _e2776 = i32(local_index);
+                    let _e2779 = r175_;
+                    let _e2783 = (((_e2779 % 32i) + 32i) % 32i);
+                    let _e2788 = ((_e2776 - (i32(local_index) % 32i)) + _e2783);
+                    let _e2791 = (((_e2783 >= 0i) && (_e2783 < 32i)) && (_e2788 < 128i));
+                    let _e2792 = select(_e2776, _e2788, _e2791);
+                    let _e2796 = lane_active[bitcast<u32>(_e2792)];
+                    let _e2803 = lane_values[bitcast<u32>(_e2792)];
+                    let _e2807 = lane_values[bitcast<u32>(_e2776)];
+                    r184_ = bitcast<f32>(select(_e2807, _e2803, (_e2791 && (_e2796 != 0u))));
                 }
-                let _e2733 = active_439_;
-                if _e2733 {
-                    let _e2735 = r161_;
-                    r162_ = f32(_e2735);
-                }
-                let _e2739 = active_439_;
-                if _e2739 {
-                    let _e2743 = b_local2_[0i];
-                    r163_ = _e2743;
+                let _e2812 = active_439_;
+                if _e2812 {
+                    let _e2814 = r184_;
+                    r185_ = f32(_e2814);
+                    let _e2820 = b_local2_[1i];
+                    r186_ = _e2820;
                 }
                 workgroupBarrier();
-                let _e2746 = r163_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2746);
-                let _e2757 = active_439_;
-                lane_active[local_index] = u32(_e2757);
+                let _e2823 = r186_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2823);
+                let _e2834 = active_439_;
+                lane_active[local_index] = u32(_e2834);
                 workgroupBarrier();
-                let _e2760 = active_439_;
-                if _e2760 {
-                    let _e2766 = i32(local_index);
-                    let _e2769 = r153_;
-                    let _e2773 = (((_e2769 % 32i) + 32i) % 32i);
-                    let _e2778 = ((_e2766 - (i32(local_index) % 32i)) + _e2773);
-                    let _e2781 = (((_e2773 >= 0i) && (_e2773 < 32i)) && (_e2778 < 128i));
-                    let _e2782 = select(_e2766, _e2778, _e2781);
-                    let _e2786 = lane_active[bitcast<u32>(_e2782)];
-                    let _e2793 = lane_values[bitcast<u32>(_e2782)];
-                    let _e2797 = lane_values[bitcast<u32>(_e2766)];
-                    r164_ = bitcast<f32>(select(_e2797, _e2793, (_e2781 && (_e2786 != 0u))));
-                }
-                let _e2802 = active_439_;
-                if _e2802 {
-                    let _e2804 = r164_;
-                    r165_ = f32(_e2804);
-                }
-                let _e2808 = active_439_;
-                if _e2808 {
-                    let _e2810 = r156_;
-                    let _e2812 = r162_;
-                    r166_ = (_e2810 * _e2812);
-                }
-                let _e2816 = active_439_;
-                if _e2816 {
-                    let _e2818 = r144_;
-                    let _e2820 = r166_;
-                    r167_ = (_e2818 + _e2820);
-                }
-                let _e2824 = active_439_;
-                if _e2824 {
-                    let _e2826 = r156_;
-                    let _e2828 = r165_;
-                    r168_ = (_e2826 * _e2828);
-                }
-                let _e2832 = active_439_;
-                if _e2832 {
-                    let _e2834 = r146_;
-                    let _e2836 = r168_;
-                    r169_ = (_e2834 + _e2836);
-                }
-                let _e2840 = active_439_;
-                if _e2840 {
-                    let _e2842 = r159_;
-                    let _e2844 = r162_;
-                    r170_ = (_e2842 * _e2844);
-                }
-                let _e2848 = active_439_;
-                if _e2848 {
-                    let _e2850 = r148_;
-                    let _e2852 = r170_;
-                    r171_ = (_e2850 + _e2852);
-                }
-                let _e2856 = active_439_;
-                if _e2856 {
-                    let _e2858 = r159_;
-                    let _e2860 = r165_;
-                    r172_ = (_e2858 * _e2860);
-                }
-                let _e2864 = active_439_;
-                if _e2864 {
-                    let _e2866 = r150_;
-                    let _e2868 = r172_;
-                    r173_ = (_e2866 + _e2868);
-                }
-                let _e2872 = active_439_;
-                if _e2872 {
-                    let _e2874 = r61_;
-                    r174_ = (_e2874 + 2i);
+                let _e2837 = active_439_;
+                if _e2837 {
+                    let _e2843 = i32(local_index);
+                    let _e2846 = r176_;
+                    let _e2850 = (((_e2846 % 32i) + 32i) % 32i);
+                    let _e2855 = ((_e2843 - (i32(local_index) % 32i)) + _e2850);
+                    let _e2858 = (((_e2850 >= 0i) && (_e2850 < 32i)) && (_e2855 < 128i));
+                    let _e2859 = select(_e2843, _e2855, _e2858);
+                    let _e2863 = lane_active[bitcast<u32>(_e2859)];
+                    let _e2870 = lane_values[bitcast<u32>(_e2859)];
+                    let _e2874 = lane_values[bitcast<u32>(_e2843)];
+                    r187_ = bitcast<f32>(select(_e2874, _e2870, (_e2858 && (_e2863 != 0u))));
                 }
                 let _e2879 = active_439_;
                 if _e2879 {
-                    let _e2881 = r62_;
-                    r175_ = (_e2881 + 2i);
-                }
-                let _e2886 = active_439_;
-                if _e2886 {
-                    let _e2888 = r175_;
-                    r176_ = (_e2888 + 4i);
-                }
-                let _e2893 = active_439_;
-                if _e2893 {
-                    let _e2897 = a_local1_[1i];
-                    r177_ = _e2897;
-                }
-                workgroupBarrier();
-                let _e2900 = r177_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2900);
-                let _e2911 = active_439_;
-                lane_active[local_index] = u32(_e2911);
-                workgroupBarrier();
-                let _e2914 = active_439_;
-                if _e2914 {
-                    let _e2920 = i32(local_index);
-                    let _e2923 = r174_;
-                    let _e2927 = (((_e2923 % 32i) + 32i) % 32i);
-                    let _e2932 = ((_e2920 - (i32(local_index) % 32i)) + _e2927);
-                    let _e2935 = (((_e2927 >= 0i) && (_e2927 < 32i)) && (_e2932 < 128i));
-                    let _e2936 = select(_e2920, _e2932, _e2935);
-                    let _e2940 = lane_active[bitcast<u32>(_e2936)];
-                    let _e2947 = lane_values[bitcast<u32>(_e2936)];
-                    let _e2951 = lane_values[bitcast<u32>(_e2920)];
-                    r178_ = bitcast<f32>(select(_e2951, _e2947, (_e2935 && (_e2940 != 0u))));
-                }
-                let _e2956 = active_439_;
-                if _e2956 {
-                    let _e2958 = r178_;
-                    r179_ = f32(_e2958);
-                }
-                let _e2962 = active_439_;
-                if _e2962 {
-                    let _e2966 = a_local1_[3i];
-                    r180_ = _e2966;
+                    let _e2881 = r187_;
+                    r188_ = f32(_e2881);
+                    let _e2885 = r179_;
+                    let _e2887 = r185_;
+                    r189_ = (_e2885 * _e2887);
+                    let _e2891 = r167_;
+                    let _e2893 = r189_;
+                    r190_ = (_e2891 + _e2893);
+                    let _e2897 = r179_;
+                    let _e2899 = r188_;
+                    r191_ = (_e2897 * _e2899);
+                    let _e2903 = r169_;
+                    let _e2905 = r191_;
+                    r192_ = (_e2903 + _e2905);
+                    let _e2909 = r182_;
+                    let _e2911 = r185_;
+                    r193_ = (_e2909 * _e2911);
+                    let _e2915 = r171_;
+                    let _e2917 = r193_;
+                    r194_ = (_e2915 + _e2917);
+                    let _e2921 = r182_;
+                    let _e2923 = r188_;
+                    r195_ = (_e2921 * _e2923);
+                    let _e2927 = r173_;
+                    let _e2929 = r195_;
+                    r196_ = (_e2927 + _e2929);
+                    let _e2933 = r61_;
+                    r197_ = (_e2933 + 3i);
+                    let _e2938 = r62_;
+                    r198_ = (_e2938 + 3i);
+                    let _e2943 = r198_;
+                    r199_ = (_e2943 + 4i);
+                    let _e2950 = a_local1_[0i];
+                    r200_ = _e2950;
                 }
                 workgroupBarrier();
-                let _e2969 = r180_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2969);
-                let _e2980 = active_439_;
-                lane_active[local_index] = u32(_e2980);
+                let _e2953 = r200_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2953);
+                let _e2964 = active_439_;
+                lane_active[local_index] = u32(_e2964);
                 workgroupBarrier();
-                let _e2983 = active_439_;
-                if _e2983 {
-                    let _e2989 = i32(local_index);
-                    let _e2992 = r174_;
-                    let _e2996 = (((_e2992 % 32i) + 32i) % 32i);
-                    let _e3001 = ((_e2989 - (i32(local_index) % 32i)) + _e2996);
-                    let _e3004 = (((_e2996 >= 0i) && (_e2996 < 32i)) && (_e3001 < 128i));
-                    let _e3005 = select(_e2989, _e3001, _e3004);
-                    let _e3009 = lane_active[bitcast<u32>(_e3005)];
-                    let _e3016 = lane_values[bitcast<u32>(_e3005)];
-                    let _e3020 = lane_values[bitcast<u32>(_e2989)];
-                    r181_ = bitcast<f32>(select(_e3020, _e3016, (_e3004 && (_e3009 != 0u))));
+                let _e2967 = active_439_;
+                if _e2967 {
+                    let _e2973 = i32(local_index);
+                    let _e2976 = r197_;
+                    let _e2980 = (((_e2976 % 32i) + 32i) % 32i);
+                    let _e2985 = ((_e2973 - (i32(local_index) % 32i)) + _e2980);
+                    let _e2988 = (((_e2980 >= 0i) && (_e2980 < 32i)) && (_e2985 < 128i));
+                    let _e2989 = select(_e2973, _e2985, _e2988);
+                    let _e2993 = lane_active[bitcast<u32>(_e2989)];
+                    let _e3000 = lane_values[bitcast<u32>(_e2989)];
+                    let _e3004 = lane_values[bitcast<u32>(_e2973)];
+                    r201_ = bitcast<f32>(select(_e3004, _e3000, (_e2988 && (_e2993 != 0u))));
                 }
-                let _e3025 = active_439_;
-                if _e3025 {
-                    let _e3027 = r181_;
-                    r182_ = f32(_e3027);
+                let _e3009 = active_439_;
+                if _e3009 {
+                    let _e3011 = r201_;
+                    r202_ = f32(_e3011);
+                    let _e3017 = a_local1_[2i];
+                    r203_ = _e3017;
                 }
+                workgroupBarrier();
+                let _e3020 = r203_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3020);
                 let _e3031 = active_439_;
-                if _e3031 {
-                    let _e3035 = b_local2_[1i];
-                    r183_ = _e3035;
+                lane_active[local_index] = u32(_e3031);
+                workgroupBarrier();
+                let _e3034 = active_439_;
+                if _e3034 {
+                    let _e3040 = i32(local_index);
+                    let _e3043 = r197_;
+                    let _e3047 = (((_e3043 % 32i) + 32i) % 32i);
+                    let _e3052 = ((_e3040 - (i32(local_index) % 32i)) + _e3047);
+                    let _e3055 = (((_e3047 >= 0i) && (_e3047 < 32i)) && (_e3052 < 128i));
+                    let _e3056 = select(_e3040, _e3052, _e3055);
+                    let _e3060 = lane_active[bitcast<u32>(_e3056)];
+                    let _e3067 = lane_values[bitcast<u32>(_e3056)];
+                    let _e3071 = lane_values[bitcast<u32>(_e3040)];
+                    r204_ = bitcast<f32>(select(_e3071, _e3067, (_e3055 && (_e3060 != 0u))));
+                }
+                let _e3076 = active_439_;
+                if _e3076 {
+                    let _e3078 = r204_;
+                    r205_ = f32(_e3078);
+                    let _e3084 = b_local2_[0i];
+                    r206_ = _e3084;
                 }
                 workgroupBarrier();
-                let _e3038 = r183_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3038);
-                let _e3049 = active_439_;
-                lane_active[local_index] = u32(_e3049);
+                let _e3087 = r206_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3087);
+                let _e3098 = active_439_;
+                lane_active[local_index] = u32(_e3098);
                 workgroupBarrier();
-                let _e3052 = active_439_;
-                if _e3052 {
-                    let _e3058 = i32(local_index);
-                    let _e3061 = r175_;
-                    let _e3065 = (((_e3061 % 32i) + 32i) % 32i);
-                    let _e3070 = ((_e3058 - (i32(local_index) % 32i)) + _e3065);
-                    let _e3073 = (((_e3065 >= 0i) && (_e3065 < 32i)) && (_e3070 < 128i));
-                    let _e3074 = select(_e3058, _e3070, _e3073);
-                    let _e3078 = lane_active[bitcast<u32>(_e3074)];
-                    let _e3085 = lane_values[bitcast<u32>(_e3074)];
-                    let _e3089 = lane_values[bitcast<u32>(_e3058)];
-                    r184_ = bitcast<f32>(select(_e3089, _e3085, (_e3073 && (_e3078 != 0u))));
+                let _e3101 = active_439_;
+                if _e3101 {
+                    let _e3107 = i32(local_index);
+                    let _e3110 = r198_;
+                    let _e3114 = (((_e3110 % 32i) + 32i) % 32i);
+                    let _e3119 = ((_e3107 - (i32(local_index) % 32i)) + _e3114);
+                    let _e3122 = (((_e3114 >= 0i) && (_e3114 < 32i)) && (_e3119 < 128i));
+                    let _e3123 = select(_e3107, _e3119, _e3122);
+                    let _e3127 = lane_active[bitcast<u32>(_e3123)];
+                    let _e3134 = lane_values[bitcast<u32>(_e3123)];
+                    let _e3138 = lane_values[bitcast<u32>(_e3107)];
+                    r207_ = bitcast<f32>(select(_e3138, _e3134, (_e3122 && (_e3127 != 0u))));
                 }
-                let _e3094 = active_439_;
-                if _e3094 {
-                    let _e3096 = r184_;
-                    r185_ = f32(_e3096);
-                }
-                let _e3100 = active_439_;
-                if _e3100 {
-                    let _e3104 = b_local2_[1i];
-                    r186_ = _e3104;
+                let _e3143 = active_439_;
+                if _e3143 {
+                    let _e3145 = r207_;
+                    r208_ = f32(_e3145);
+                    let _e3151 = b_local2_[0i];
+                    r209_ = _e3151;
                 }
                 workgroupBarrier();
-                let _e3107 = r186_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3107);
-                let _e3118 = active_439_;
-                lane_active[local_index] = u32(_e3118);
+                let _e3154 = r209_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3154);
+                let _e3165 = active_439_;
+                lane_active[local_index] = u32(_e3165);
                 workgroupBarrier();
-                let _e3121 = active_439_;
-                if _e3121 {
-                    let _e3127 = i32(local_index);
-                    let _e3130 = r176_;
-                    let _e3134 = (((_e3130 % 32i) + 32i) % 32i);
-                    let _e3139 = ((_e3127 - (i32(local_index) % 32i)) + _e3134);
-                    let _e3142 = (((_e3134 >= 0i) && (_e3134 < 32i)) && (_e3139 < 128i));
-                    let _e3143 = select(_e3127, _e3139, _e3142);
-                    let _e3147 = lane_active[bitcast<u32>(_e3143)];
-                    let _e3154 = lane_values[bitcast<u32>(_e3143)];
-                    let _e3158 = lane_values[bitcast<u32>(_e3127)];
-                    r187_ = bitcast<f32>(select(_e3158, _e3154, (_e3142 && (_e3147 != 0u))));
+                let _e3168 = active_439_;
+                if _e3168 {
+                    let _e3174 = i32(local_index);
+                    let _e3177 = r199_;
+                    let _e3181 = (((_e3177 % 32i) + 32i) % 32i);
+                    let _e3186 = ((_e3174 - (i32(local_index) % 32i)) + _e3181);
+                    let _e3189 = (((_e3181 >= 0i) && (_e3181 < 32i)) && (_e3186 < 128i));
+                    let _e3190 = select(_e3174, _e3186, _e3189);
+                    let _e3194 = lane_active[bitcast<u32>(_e3190)];
+                    let _e3201 = lane_values[bitcast<u32>(_e3190)];
+                    let _e3205 = lane_values[bitcast<u32>(_e3174)];
+                    r210_ = bitcast<f32>(select(_e3205, _e3201, (_e3189 && (_e3194 != 0u))));
                 }
-                let _e3163 = active_439_;
-                if _e3163 {
-                    let _e3165 = r187_;
-                    r188_ = f32(_e3165);
-                }
-                let _e3169 = active_439_;
-                if _e3169 {
-                    let _e3171 = r179_;
-                    let _e3173 = r185_;
-                    r189_ = (_e3171 * _e3173);
-                }
-                let _e3177 = active_439_;
-                if _e3177 {
-                    let _e3179 = r167_;
-                    let _e3181 = r189_;
-                    r190_ = (_e3179 + _e3181);
-                }
-                let _e3185 = active_439_;
-                if _e3185 {
-                    let _e3187 = r179_;
-                    let _e3189 = r188_;
-                    r191_ = (_e3187 * _e3189);
-                }
-                let _e3193 = active_439_;
-                if _e3193 {
-                    let _e3195 = r169_;
-                    let _e3197 = r191_;
-                    r192_ = (_e3195 + _e3197);
-                }
-                let _e3201 = active_439_;
-                if _e3201 {
-                    let _e3203 = r182_;
-                    let _e3205 = r185_;
-                    r193_ = (_e3203 * _e3205);
-                }
-                let _e3209 = active_439_;
-                if _e3209 {
-                    let _e3211 = r171_;
-                    let _e3213 = r193_;
-                    r194_ = (_e3211 + _e3213);
-                }
-                let _e3217 = active_439_;
-                if _e3217 {
-                    let _e3219 = r182_;
-                    let _e3221 = r188_;
-                    r195_ = (_e3219 * _e3221);
-                }
-                let _e3225 = active_439_;
-                if _e3225 {
-                    let _e3227 = r173_;
-                    let _e3229 = r195_;
-                    r196_ = (_e3227 + _e3229);
-                }
-                let _e3233 = active_439_;
-                if _e3233 {
-                    let _e3235 = r61_;
-                    r197_ = (_e3235 + 3i);
-                }
-                let _e3240 = active_439_;
-                if _e3240 {
-                    let _e3242 = r62_;
-                    r198_ = (_e3242 + 3i);
-                }
-                let _e3247 = active_439_;
-                if _e3247 {
-                    let _e3249 = r198_;
-                    r199_ = (_e3249 + 4i);
-                }
-                let _e3254 = active_439_;
-                if _e3254 {
-                    let _e3258 = a_local1_[0i];
-                    r200_ = _e3258;
+                let _e3210 = active_439_;
+                if _e3210 {
+                    let _e3212 = r210_;
+                    r211_ = f32(_e3212);
+                    let _e3216 = r202_;
+                    let _e3218 = r208_;
+                    r212_ = (_e3216 * _e3218);
+                    let _e3222 = r190_;
+                    let _e3224 = r212_;
+                    r213_ = (_e3222 + _e3224);
+                    let _e3228 = r202_;
+                    let _e3230 = r211_;
+                    r214_ = (_e3228 * _e3230);
+                    let _e3234 = r192_;
+                    let _e3236 = r214_;
+                    r215_ = (_e3234 + _e3236);
+                    let _e3240 = r205_;
+                    let _e3242 = r208_;
+                    r216_ = (_e3240 * _e3242);
+                    let _e3246 = r194_;
+                    let _e3248 = r216_;
+                    r217_ = (_e3246 + _e3248);
+                    let _e3252 = r205_;
+                    let _e3254 = r211_;
+                    r218_ = (_e3252 * _e3254);
+                    let _e3258 = r196_;
+                    let _e3260 = r218_;
+                    r219_ = (_e3258 + _e3260);
+                    let _e3264 = r61_;
+                    r220_ = (_e3264 + 3i);
+                    let _e3269 = r62_;
+                    r221_ = (_e3269 + 3i);
+                    let _e3274 = r221_;
+                    r222_ = (_e3274 + 4i);
+                    let _e3281 = a_local1_[1i];
+                    r223_ = _e3281;
                 }
                 workgroupBarrier();
-                let _e3261 = r200_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3261);
-                let _e3272 = active_439_;
-                lane_active[local_index] = u32(_e3272);
+                let _e3284 = r223_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3284);
+                let _e3295 = active_439_;
+                lane_active[local_index] = u32(_e3295);
                 workgroupBarrier();
-                let _e3275 = active_439_;
-                if _e3275 {
-                    let _e3281 = i32(local_index);
-                    let _e3284 = r197_;
-                    let _e3288 = (((_e3284 % 32i) + 32i) % 32i);
-                    let _e3293 = ((_e3281 - (i32(local_index) % 32i)) + _e3288);
-                    let _e3296 = (((_e3288 >= 0i) && (_e3288 < 32i)) && (_e3293 < 128i));
-                    let _e3297 = select(_e3281, _e3293, _e3296);
-                    let _e3301 = lane_active[bitcast<u32>(_e3297)];
-                    let _e3308 = lane_values[bitcast<u32>(_e3297)];
-                    let _e3312 = lane_values[bitcast<u32>(_e3281)];
-                    r201_ = bitcast<f32>(select(_e3312, _e3308, (_e3296 && (_e3301 != 0u))));
+                let _e3298 = active_439_;
+                if _e3298 {
+                    let _e3304 = i32(local_index);
+                    let _e3307 = r220_;
+                    let _e3311 = (((_e3307 % 32i) + 32i) % 32i);
+                    let _e3316 = ((_e3304 - (i32(local_index) % 32i)) + _e3311);
+                    let _e3319 = (((_e3311 >= 0i) && (_e3311 < 32i)) && (_e3316 < 128i));
+                    let _e3320 = select(_e3304, _e3316, _e3319);
+                    let _e3324 = lane_active[bitcast<u32>(_e3320)];
+                    let _e3331 = lane_values[bitcast<u32>(_e3320)];
+                    let _e3335 = lane_values[bitcast<u32>(_e3304)];
+                    r224_ = bitcast<f32>(select(_e3335, _e3331, (_e3319 && (_e3324 != 0u))));
                 }
-                let _e3317 = active_439_;
-                if _e3317 {
-                    let _e3319 = r201_;
-                    r202_ = f32(_e3319);
-                }
-                let _e3323 = active_439_;
-                if _e3323 {
-                    let _e3327 = a_local1_[2i];
-                    r203_ = _e3327;
+                let _e3340 = active_439_;
+                if _e3340 {
+                    let _e3342 = r224_;
+                    r225_ = f32(_e3342);
+                    let _e3348 = a_local1_[3i];
+                    r226_ = _e3348;
                 }
                 workgroupBarrier();
-                let _e3330 = r203_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3330);
-                let _e3341 = active_439_;
-                lane_active[local_index] = u32(_e3341);
+                let _e3351 = r226_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3351);
+                let _e3362 = active_439_;
+                lane_active[local_index] = u32(_e3362);
                 workgroupBarrier();
-                let _e3344 = active_439_;
-                if _e3344 {
-                    let _e3350 = i32(local_index);
-                    let _e3353 = r197_;
-                    let _e3357 = (((_e3353 % 32i) + 32i) % 32i);
-                    let _e3362 = ((_e3350 - (i32(local_index) % 32i)) + _e3357);
-                    let _e3365 = (((_e3357 >= 0i) && (_e3357 < 32i)) && (_e3362 < 128i));
-                    let _e3366 = select(_e3350, _e3362, _e3365);
-                    let _e3370 = lane_active[bitcast<u32>(_e3366)];
-                    let _e3377 = lane_values[bitcast<u32>(_e3366)];
-                    let _e3381 = lane_values[bitcast<u32>(_e3350)];
-                    r204_ = bitcast<f32>(select(_e3381, _e3377, (_e3365 && (_e3370 != 0u))));
+                let _e3365 = active_439_;
+                if _e3365 {
+                    let _e3371 = i32(local_index);
+                    let _e3374 = r220_;
+                    let _e3378 = (((_e3374 % 32i) + 32i) % 32i);
+                    let _e3383 = ((_e3371 - (i32(local_index) % 32i)) + _e3378);
+                    let _e3386 = (((_e3378 >= 0i) && (_e3378 < 32i)) && (_e3383 < 128i));
+                    let _e3387 = select(_e3371, _e3383, _e3386);
+                    let _e3391 = lane_active[bitcast<u32>(_e3387)];
+                    let _e3398 = lane_values[bitcast<u32>(_e3387)];
+                    let _e3402 = lane_values[bitcast<u32>(_e3371)];
+                    r227_ = bitcast<f32>(select(_e3402, _e3398, (_e3386 && (_e3391 != 0u))));
                 }
-                let _e3386 = active_439_;
-                if _e3386 {
-                    let _e3388 = r204_;
-                    r205_ = f32(_e3388);
-                }
-                let _e3392 = active_439_;
-                if _e3392 {
-                    let _e3396 = b_local2_[0i];
-                    r206_ = _e3396;
+                let _e3407 = active_439_;
+                if _e3407 {
+                    let _e3409 = r227_;
+                    r228_ = f32(_e3409);
+                    let _e3415 = b_local2_[1i];
+                    r229_ = _e3415;
                 }
                 workgroupBarrier();
-                let _e3399 = r206_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3399);
-                let _e3410 = active_439_;
-                lane_active[local_index] = u32(_e3410);
+                let _e3418 = r229_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3418);
+                let _e3429 = active_439_;
+                lane_active[local_index] = u32(_e3429);
                 workgroupBarrier();
-                let _e3413 = active_439_;
-                if _e3413 {
-                    let _e3419 = i32(local_index);
-                    let _e3422 = r198_;
-                    let _e3426 = (((_e3422 % 32i) + 32i) % 32i);
-                    let _e3431 = ((_e3419 - (i32(local_index) % 32i)) + _e3426);
-                    let _e3434 = (((_e3426 >= 0i) && (_e3426 < 32i)) && (_e3431 < 128i));
-                    let _e3435 = select(_e3419, _e3431, _e3434);
-                    let _e3439 = lane_active[bitcast<u32>(_e3435)];
-                    let _e3446 = lane_values[bitcast<u32>(_e3435)];
-                    let _e3450 = lane_values[bitcast<u32>(_e3419)];
-                    r207_ = bitcast<f32>(select(_e3450, _e3446, (_e3434 && (_e3439 != 0u))));
+                let _e3432 = active_439_;
+                if _e3432 {
+                    let _e3438 = i32(local_index);
+                    let _e3441 = r221_;
+                    let _e3445 = (((_e3441 % 32i) + 32i) % 32i);
+                    let _e3450 = ((_e3438 - (i32(local_index) % 32i)) + _e3445);
+                    let _e3453 = (((_e3445 >= 0i) && (_e3445 < 32i)) && (_e3450 < 128i));
+                    let _e3454 = select(_e3438, _e3450, _e3453);
+                    let _e3458 = lane_active[bitcast<u32>(_e3454)];
+                    let _e3465 = lane_values[bitcast<u32>(_e3454)];
+                    let _e3469 = lane_values[bitcast<u32>(_e3438)];
+                    r230_ = bitcast<f32>(select(_e3469, _e3465, (_e3453 && (_e3458 != 0u))));
                 }
-                let _e3455 = active_439_;
-                if _e3455 {
-                    let _e3457 = r207_;
-                    r208_ = f32(_e3457);
-                }
-                let _e3461 = active_439_;
-                if _e3461 {
-                    let _e3465 = b_local2_[0i];
-                    r209_ = _e3465;
+                let _e3474 = active_439_;
+                if _e3474 {
+                    let _e3476 = r230_;
+                    r231_ = f32(_e3476);
+                    let _e3482 = b_local2_[1i];
+                    r232_ = _e3482;
                 }
                 workgroupBarrier();
-                let _e3468 = r209_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3468);
-                let _e3479 = active_439_;
-                lane_active[local_index] = u32(_e3479);
+                let _e3485 = r232_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3485);
+                let _e3496 = active_439_;
+                lane_active[local_index] = u32(_e3496);
                 workgroupBarrier();
-                let _e3482 = active_439_;
-                if _e3482 {
-                    let _e3488 = i32(local_index);
-                    let _e3491 = r199_;
-                    let _e3495 = (((_e3491 % 32i) + 32i) % 32i);
-                    let _e3500 = ((_e3488 - (i32(local_index) % 32i)) + _e3495);
-                    let _e3503 = (((_e3495 >= 0i) && (_e3495 < 32i)) && (_e3500 < 128i));
-                    let _e3504 = select(_e3488, _e3500, _e3503);
-                    let _e3508 = lane_active[bitcast<u32>(_e3504)];
-                    let _e3515 = lane_values[bitcast<u32>(_e3504)];
-                    let _e3519 = lane_values[bitcast<u32>(_e3488)];
-                    r210_ = bitcast<f32>(select(_e3519, _e3515, (_e3503 && (_e3508 != 0u))));
+                let _e3499 = active_439_;
+                if _e3499 {
+                    let _e3505 = i32(local_index);
+                    let _e3508 = r222_;
+                    let _e3512 = (((_e3508 % 32i) + 32i) % 32i);
+                    let _e3517 = ((_e3505 - (i32(local_index) % 32i)) + _e3512);
+                    let _e3520 = (((_e3512 >= 0i) && (_e3512 < 32i)) && (_e3517 < 128i));
+                    let _e3521 = select(_e3505, _e3517, _e3520);
+                    let _e3525 = lane_active[bitcast<u32>(_e3521)];
+                    let _e3532 = lane_values[bitcast<u32>(_e3521)];
+                    let _e3536 = lane_values[bitcast<u32>(_e3505)];
+                    r233_ = bitcast<f32>(select(_e3536, _e3532, (_e3520 && (_e3525 != 0u))));
                 }
-                let _e3524 = active_439_;
-                if _e3524 {
-                    let _e3526 = r210_;
-                    r211_ = f32(_e3526);
-                }
-                let _e3530 = active_439_;
-                if _e3530 {
-                    let _e3532 = r202_;
-                    let _e3534 = r208_;
-                    r212_ = (_e3532 * _e3534);
-                }
-                let _e3538 = active_439_;
-                if _e3538 {
-                    let _e3540 = r190_;
-                    let _e3542 = r212_;
-                    r213_ = (_e3540 + _e3542);
-                }
-                let _e3546 = active_439_;
-                if _e3546 {
-                    let _e3548 = r202_;
-                    let _e3550 = r211_;
-                    r214_ = (_e3548 * _e3550);
-                }
-                let _e3554 = active_439_;
-                if _e3554 {
-                    let _e3556 = r192_;
-                    let _e3558 = r214_;
-                    r215_ = (_e3556 + _e3558);
-                }
-                let _e3562 = active_439_;
-                if _e3562 {
-                    let _e3564 = r205_;
-                    let _e3566 = r208_;
-                    r216_ = (_e3564 * _e3566);
-                }
-                let _e3570 = active_439_;
-                if _e3570 {
-                    let _e3572 = r194_;
-                    let _e3574 = r216_;
-                    r217_ = (_e3572 + _e3574);
-                }
-                let _e3578 = active_439_;
-                if _e3578 {
-                    let _e3580 = r205_;
-                    let _e3582 = r211_;
-                    r218_ = (_e3580 * _e3582);
-                }
-                let _e3586 = active_439_;
-                if _e3586 {
-                    let _e3588 = r196_;
-                    let _e3590 = r218_;
-                    r219_ = (_e3588 + _e3590);
-                }
-                let _e3594 = active_439_;
-                if _e3594 {
-                    let _e3596 = r61_;
-                    r220_ = (_e3596 + 3i);
-                }
-                let _e3601 = active_439_;
-                if _e3601 {
-                    let _e3603 = r62_;
-                    r221_ = (_e3603 + 3i);
-                }
-                let _e3608 = active_439_;
-                if _e3608 {
-                    let _e3610 = r221_;
-                    r222_ = (_e3610 + 4i);
-                }
-                let _e3615 = active_439_;
-                if _e3615 {
-                    let _e3619 = a_local1_[1i];
-                    r223_ = _e3619;
+                let _e3541 = active_439_;
+                if _e3541 {
+                    let _e3543 = r233_;
+                    r234_ = f32(_e3543);
+                    let _e3547 = r225_;
+                    let _e3549 = r231_;
+                    r235_ = (_e3547 * _e3549);
+                    let _e3553 = r213_;
+                    let _e3555 = r235_;
+                    r236_ = (_e3553 + _e3555);
+                    let _e3559 = r225_;
+                    let _e3561 = r234_;
+                    r237_ = (_e3559 * _e3561);
+                    let _e3565 = r215_;
+                    let _e3567 = r237_;
+                    r238_ = (_e3565 + _e3567);
+                    let _e3571 = r228_;
+                    let _e3573 = r231_;
+                    r239_ = (_e3571 * _e3573);
+                    let _e3577 = r217_;
+                    let _e3579 = r239_;
+                    r240_ = (_e3577 + _e3579);
+                    let _e3583 = r228_;
+                    let _e3585 = r234_;
+                    r241_ = (_e3583 * _e3585);
+                    let _e3589 = r219_;
+                    let _e3591 = r241_;
+                    r242_ = (_e3589 + _e3591);
+                    let _e3595 = r61_;
+                    r243_ = (_e3595 + 0i);
+                    let _e3600 = r62_;
+                    r244_ = (_e3600 + 0i);
+                    let _e3605 = r244_;
+                    r245_ = (_e3605 + 4i);
+                    let _e3612 = a_local1_[4i];
+                    r246_ = _e3612;
                 }
                 workgroupBarrier();
-                let _e3622 = r223_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3622);
-                let _e3633 = active_439_;
-                lane_active[local_index] = u32(_e3633);
+                let _e3615 = r246_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3615);
+                let _e3626 = active_439_;
+                lane_active[local_index] = u32(_e3626);
                 workgroupBarrier();
-                let _e3636 = active_439_;
-                if _e3636 {
-                    let _e3642 = i32(local_index);
-                    let _e3645 = r220_;
-                    let _e3649 = (((_e3645 % 32i) + 32i) % 32i);
-                    let _e3654 = ((_e3642 - (i32(local_index) % 32i)) + _e3649);
-                    let _e3657 = (((_e3649 >= 0i) && (_e3649 < 32i)) && (_e3654 < 128i));
-                    let _e3658 = select(_e3642, _e3654, _e3657);
-                    let _e3662 = lane_active[bitcast<u32>(_e3658)];
-                    let _e3669 = lane_values[bitcast<u32>(_e3658)];
-                    let _e3673 = lane_values[bitcast<u32>(_e3642)];
-                    r224_ = bitcast<f32>(select(_e3673, _e3669, (_e3657 && (_e3662 != 0u))));
+                let _e3629 = active_439_;
+                if _e3629 {
+                    let _e3635 = i32(local_index);
+                    let _e3638 = r243_;
+                    let _e3642 = (((_e3638 % 32i) + 32i) % 32i);
+                    let _e3647 = ((_e3635 - (i32(local_index) % 32i)) + _e3642);
+                    let _e3650 = (((_e3642 >= 0i) && (_e3642 < 32i)) && (_e3647 < 128i));
+                    let _e3651 = select(_e3635, _e3647, _e3650);
+                    let _e3655 = lane_active[bitcast<u32>(_e3651)];
+                    let _e3662 = lane_values[bitcast<u32>(_e3651)];
+                    let _e3666 = lane_values[bitcast<u32>(_e3635)];
+                    r247_ = bitcast<f32>(select(_e3666, _e3662, (_e3650 && (_e3655 != 0u))));
                 }
-                let _e3678 = active_439_;
-                if _e3678 {
-                    let _e3680 = r224_;
-                    r225_ = f32(_e3680);
-                }
-                let _e3684 = active_439_;
-                if _e3684 {
-                    let _e3688 = a_local1_[3i];
-                    r226_ = _e3688;
+                let _e3671 = active_439_;
+                if _e3671 {
+                    let _e3673 = r247_;
+                    r248_ = f32(_e3673);
+                    let _e3679 = a_local1_[6i];
+                    r249_ = _e3679;
                 }
                 workgroupBarrier();
-                let _e3691 = r226_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3691);
-                let _e3702 = active_439_;
-                lane_active[local_index] = u32(_e3702);
+                let _e3682 = r249_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3682);
+                let _e3693 = active_439_;
+                lane_active[local_index] = u32(_e3693);
                 workgroupBarrier();
-                let _e3705 = active_439_;
-                if _e3705 {
-                    let _e3711 = i32(local_index);
-                    let _e3714 = r220_;
-                    let _e3718 = (((_e3714 % 32i) + 32i) % 32i);
-                    let _e3723 = ((_e3711 - (i32(local_index) % 32i)) + _e3718);
-                    let _e3726 = (((_e3718 >= 0i) && (_e3718 < 32i)) && (_e3723 < 128i));
-                    let _e3727 = select(_e3711, _e3723, _e3726);
-                    let _e3731 = lane_active[bitcast<u32>(_e3727)];
-                    let _e3738 = lane_values[bitcast<u32>(_e3727)];
-                    let _e3742 = lane_values[bitcast<u32>(_e3711)];
-                    r227_ = bitcast<f32>(select(_e3742, _e3738, (_e3726 && (_e3731 != 0u))));
+                let _e3696 = active_439_;
+                if _e3696 {
+                    let _e3702 = i32(local_index);
+                    let _e3705 = r243_;
+                    let _e3709 = (((_e3705 % 32i) + 32i) % 32i);
+                    let _e3714 = ((_e3702 - (i32(local_index) % 32i)) + _e3709);
+                    let _e3717 = (((_e3709 >= 0i) && (_e3709 < 32i)) && (_e3714 < 128i));
+                    let _e3718 = select(_e3702, _e3714, _e3717);
+                    let _e3722 = lane_active[bitcast<u32>(_e3718)];
+                    let _e3729 = lane_values[bitcast<u32>(_e3718)];
+                    let _e3733 = lane_values[bitcast<u32>(_e3702)];
+                    r250_ = bitcast<f32>(select(_e3733, _e3729, (_e3717 && (_e3722 != 0u))));
                 }
-                let _e3747 = active_439_;
-                if _e3747 {
-                    let _e3749 = r227_;
-                    r228_ = f32(_e3749);
-                }
-                let _e3753 = active_439_;
-                if _e3753 {
-                    let _e3757 = b_local2_[1i];
-                    r229_ = _e3757;
+                let _e3738 = active_439_;
+                if _e3738 {
+                    let _e3740 = r250_;
+                    r251_ = f32(_e3740);
+                    let _e3746 = b_local2_[2i];
+                    r252_ = _e3746;
                 }
                 workgroupBarrier();
-                let _e3760 = r229_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3760);
-                let _e3771 = active_439_;
-                lane_active[local_index] = u32(_e3771);
+                let _e3749 = r252_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3749);
+                let _e3760 = active_439_;
+                lane_active[local_index] = u32(_e3760);
                 workgroupBarrier();
-                let _e3774 = active_439_;
-                if _e3774 {
-                    let _e3780 = i32(local_index);
-                    let _e3783 = r221_;
-                    let _e3787 = (((_e3783 % 32i) + 32i) % 32i);
-                    let _e3792 = ((_e3780 - (i32(local_index) % 32i)) + _e3787);
-                    let _e3795 = (((_e3787 >= 0i) && (_e3787 < 32i)) && (_e3792 < 128i));
-                    let _e3796 = select(_e3780, _e3792, _e3795);
-                    let _e3800 = lane_active[bitcast<u32>(_e3796)];
-                    let _e3807 = lane_values[bitcast<u32>(_e3796)];
-                    let _e3811 = lane_values[bitcast<u32>(_e3780)];
-                    r230_ = bitcast<f32>(select(_e3811, _e3807, (_e3795 && (_e3800 != 0u))));
+                let _e3763 = active_439_;
+                if _e3763 {
+                    let _e3769 = i32(local_index);
+                    let _e3772 = r244_;
+                    let _e3776 = (((_e3772 % 32i) + 32i) % 32i);
+                    let _e3781 = ((_e3769 - (i32(local_index) % 32i)) + _e3776);
+                    let _e3784 = (((_e3776 >= 0i) && (_e3776 < 32i)) && (_e3781 < 128i));
+                    let _e3785 = select(_e3769, _e3781, _e3784);
+                    let _e3789 = lane_active[bitcast<u32>(_e3785)];
+                    let _e3796 = lane_values[bitcast<u32>(_e3785)];
+                    let _e3800 = lane_values[bitcast<u32>(_e3769)];
+                    r253_ = bitcast<f32>(select(_e3800, _e3796, (_e3784 && (_e3789 != 0u))));
                 }
-                let _e3816 = active_439_;
-                if _e3816 {
-                    let _e3818 = r230_;
-                    r231_ = f32(_e3818);
-                }
-                let _e3822 = active_439_;
-                if _e3822 {
-                    let _e3826 = b_local2_[1i];
-                    r232_ = _e3826;
+                let _e3805 = active_439_;
+                if _e3805 {
+                    let _e3807 = r253_;
+                    r254_ = f32(_e3807);
+                    let _e3813 = b_local2_[2i];
+                    r255_ = _e3813;
                 }
                 workgroupBarrier();
-                let _e3829 = r232_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3829);
-                let _e3840 = active_439_;
-                lane_active[local_index] = u32(_e3840);
+                let _e3816 = r255_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3816);
+                let _e3827 = active_439_;
+                lane_active[local_index] = u32(_e3827);
                 workgroupBarrier();
-                let _e3843 = active_439_;
-                if _e3843 {
-                    let _e3849 = i32(local_index);
-                    let _e3852 = r222_;
-                    let _e3856 = (((_e3852 % 32i) + 32i) % 32i);
-                    let _e3861 = ((_e3849 - (i32(local_index) % 32i)) + _e3856);
-                    let _e3864 = (((_e3856 >= 0i) && (_e3856 < 32i)) && (_e3861 < 128i));
-                    let _e3865 = select(_e3849, _e3861, _e3864);
-                    let _e3869 = lane_active[bitcast<u32>(_e3865)];
-                    let _e3876 = lane_values[bitcast<u32>(_e3865)];
-                    let _e3880 = lane_values[bitcast<u32>(_e3849)];
-                    r233_ = bitcast<f32>(select(_e3880, _e3876, (_e3864 && (_e3869 != 0u))));
+                let _e3830 = active_439_;
+                if _e3830 {
+                    let _e3836 = i32(local_index);
+                    let _e3839 = r245_;
+                    let _e3843 = (((_e3839 % 32i) + 32i) % 32i);
+                    let _e3848 = ((_e3836 - (i32(local_index) % 32i)) + _e3843);
+                    let _e3851 = (((_e3843 >= 0i) && (_e3843 < 32i)) && (_e3848 < 128i));
+                    let _e3852 = select(_e3836, _e3848, _e3851);
+                    let _e3856 = lane_active[bitcast<u32>(_e3852)];
+                    let _e3863 = lane_values[bitcast<u32>(_e3852)];
+                    let _e3867 = lane_values[bitcast<u32>(_e3836)];
+                    r256_ = bitcast<f32>(select(_e3867, _e3863, (_e3851 && (_e3856 != 0u))));
                 }
-                let _e3885 = active_439_;
-                if _e3885 {
-                    let _e3887 = r233_;
-                    r234_ = f32(_e3887);
-                }
-                let _e3891 = active_439_;
-                if _e3891 {
-                    let _e3893 = r225_;
-                    let _e3895 = r231_;
-                    r235_ = (_e3893 * _e3895);
-                }
-                let _e3899 = active_439_;
-                if _e3899 {
-                    let _e3901 = r213_;
-                    let _e3903 = r235_;
-                    r236_ = (_e3901 + _e3903);
-                }
-                let _e3907 = active_439_;
-                if _e3907 {
-                    let _e3909 = r225_;
-                    let _e3911 = r234_;
-                    r237_ = (_e3909 * _e3911);
-                }
-                let _e3915 = active_439_;
-                if _e3915 {
-                    let _e3917 = r215_;
-                    let _e3919 = r237_;
-                    r238_ = (_e3917 + _e3919);
-                }
-                let _e3923 = active_439_;
-                if _e3923 {
-                    let _e3925 = r228_;
-                    let _e3927 = r231_;
-                    r239_ = (_e3925 * _e3927);
-                }
-                let _e3931 = active_439_;
-                if _e3931 {
-                    let _e3933 = r217_;
-                    let _e3935 = r239_;
-                    r240_ = (_e3933 + _e3935);
-                }
-                let _e3939 = active_439_;
-                if _e3939 {
-                    let _e3941 = r228_;
-                    let _e3943 = r234_;
-                    r241_ = (_e3941 * _e3943);
-                }
-                let _e3947 = active_439_;
-                if _e3947 {
-                    let _e3949 = r219_;
-                    let _e3951 = r241_;
-                    r242_ = (_e3949 + _e3951);
-                }
-                let _e3955 = active_439_;
-                if _e3955 {
-                    let _e3957 = r61_;
-                    r243_ = (_e3957 + 0i);
-                }
-                let _e3962 = active_439_;
-                if _e3962 {
-                    let _e3964 = r62_;
-                    r244_ = (_e3964 + 0i);
-                }
-                let _e3969 = active_439_;
-                if _e3969 {
-                    let _e3971 = r244_;
-                    r245_ = (_e3971 + 4i);
-                }
-                let _e3976 = active_439_;
-                if _e3976 {
-                    let _e3980 = a_local1_[4i];
-                    r246_ = _e3980;
+                let _e3872 = active_439_;
+                if _e3872 {
+                    let _e3874 = r256_;
+                    r257_ = f32(_e3874);
+                    let _e3878 = r248_;
+                    let _e3880 = r254_;
+                    r258_ = (_e3878 * _e3880);
+                    let _e3884 = r236_;
+                    let _e3886 = r258_;
+                    r259_ = (_e3884 + _e3886);
+                    let _e3890 = r248_;
+                    let _e3892 = r257_;
+                    r260_ = (_e3890 * _e3892);
+                    let _e3896 = r238_;
+                    let _e3898 = r260_;
+                    r261_ = (_e3896 + _e3898);
+                    let _e3902 = r251_;
+                    let _e3904 = r254_;
+                    r262_ = (_e3902 * _e3904);
+                    let _e3908 = r240_;
+                    let _e3910 = r262_;
+                    r263_ = (_e3908 + _e3910);
+                    let _e3914 = r251_;
+                    let _e3916 = r257_;
+                    r264_ = (_e3914 * _e3916);
+                    let _e3920 = r242_;
+                    let _e3922 = r264_;
+                    r265_ = (_e3920 + _e3922);
+                    let _e3926 = r61_;
+                    r266_ = (_e3926 + 0i);
+                    let _e3931 = r62_;
+                    r267_ = (_e3931 + 0i);
+                    let _e3936 = r267_;
+                    r268_ = (_e3936 + 4i);
+                    let _e3943 = a_local1_[5i];
+                    r269_ = _e3943;
                 }
                 workgroupBarrier();
-                let _e3983 = r246_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3983);
-                let _e3994 = active_439_;
-                lane_active[local_index] = u32(_e3994);
+                let _e3946 = r269_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3946);
+                let _e3957 = active_439_;
+                lane_active[local_index] = u32(_e3957);
                 workgroupBarrier();
-                let _e3997 = active_439_;
-                if _e3997 {
-                    let _e4003 = i32(local_index);
-                    let _e4006 = r243_;
-                    let _e4010 = (((_e4006 % 32i) + 32i) % 32i);
-                    let _e4015 = ((_e4003 - (i32(local_index) % 32i)) + _e4010);
-                    let _e4018 = (((_e4010 >= 0i) && (_e4010 < 32i)) && (_e4015 < 128i));
-                    let _e4019 = select(_e4003, _e4015, _e4018);
-                    let _e4023 = lane_active[bitcast<u32>(_e4019)];
-                    let _e4030 = lane_values[bitcast<u32>(_e4019)];
-                    let _e4034 = lane_values[bitcast<u32>(_e4003)];
-                    r247_ = bitcast<f32>(select(_e4034, _e4030, (_e4018 && (_e4023 != 0u))));
+                let _e3960 = active_439_;
+                if _e3960 {
+                    let _e3966 = i32(local_index);
+                    let _e3969 = r266_;
+                    let _e3973 = (((_e3969 % 32i) + 32i) % 32i);
+                    let _e3978 = ((_e3966 - (i32(local_index) % 32i)) + _e3973);
+                    let _e3981 = (((_e3973 >= 0i) && (_e3973 < 32i)) && (_e3978 < 128i));
+                    let _e3982 = select(_e3966, _e3978, _e3981);
+                    let _e3986 = lane_active[bitcast<u32>(_e3982)];
+                    let _e3993 = lane_values[bitcast<u32>(_e3982)];
+                    let _e3997 = lane_values[bitcast<u32>(_e3966)];
+                    r270_ = bitcast<f32>(select(_e3997, _e3993, (_e3981 && (_e3986 != 0u))));
                 }
-                let _e4039 = active_439_;
-                if _e4039 {
-                    let _e4041 = r247_;
-                    r248_ = f32(_e4041);
-                }
-                let _e4045 = active_439_;
-                if _e4045 {
-                    let _e4049 = a_local1_[6i];
-                    r249_ = _e4049;
+                let _e4002 = active_439_;
+                if _e4002 {
+                    let _e4004 = r270_;
+                    r271_ = f32(_e4004);
+                    let _e4010 = a_local1_[7i];
+                    r272_ = _e4010;
                 }
                 workgroupBarrier();
-                let _e4052 = r249_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4052);
-                let _e4063 = active_439_;
-                lane_active[local_index] = u32(_e4063);
+                let _e4013 = r272_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4013);
+                let _e4024 = active_439_;
+                lane_active[local_index] = u32(_e4024);
                 workgroupBarrier();
-                let _e4066 = active_439_;
-                if _e4066 {
-                    let _e4072 = i32(local_index);
-                    let _e4075 = r243_;
-                    let _e4079 = (((_e4075 % 32i) + 32i) % 32i);
-                    let _e4084 = ((_e4072 - (i32(local_index) % 32i)) + _e4079);
-                    let _e4087 = (((_e4079 >= 0i) && (_e4079 < 32i)) && (_e4084 < 128i));
-                    let _e4088 = select(_e4072, _e4084, _e4087);
-                    let _e4092 = lane_active[bitcast<u32>(_e4088)];
-                    let _e4099 = lane_values[bitcast<u32>(_e4088)];
-                    let _e4103 = lane_values[bitcast<u32>(_e4072)];
-                    r250_ = bitcast<f32>(select(_e4103, _e4099, (_e4087 && (_e4092 != 0u))));
+                let _e4027 = active_439_;
+                if _e4027 {
+                    let _e4033 = i32(local_index);
+                    let _e4036 = r266_;
+                    let _e4040 = (((_e4036 % 32i) + 32i) % 32i);
+                    let _e4045 = ((_e4033 - (i32(local_index) % 32i)) + _e4040);
+                    let _e4048 = (((_e4040 >= 0i) && (_e4040 < 32i)) && (_e4045 < 128i));
+                    let _e4049 = select(_e4033, _e4045, _e4048);
+                    let _e4053 = lane_active[bitcast<u32>(_e4049)];
+                    let _e4060 = lane_values[bitcast<u32>(_e4049)];
+                    let _e4064 = lane_values[bitcast<u32>(_e4033)];
+                    r273_ = bitcast<f32>(select(_e4064, _e4060, (_e4048 && (_e4053 != 0u))));
                 }
-                let _e4108 = active_439_;
-                if _e4108 {
-                    let _e4110 = r250_;
-                    r251_ = f32(_e4110);
-                }
-                let _e4114 = active_439_;
-                if _e4114 {
-                    let _e4118 = b_local2_[2i];
-                    r252_ = _e4118;
+                let _e4069 = active_439_;
+                if _e4069 {
+                    let _e4071 = r273_;
+                    r274_ = f32(_e4071);
+                    let _e4077 = b_local2_[3i];
+                    r275_ = _e4077;
                 }
                 workgroupBarrier();
-                let _e4121 = r252_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4121);
-                let _e4132 = active_439_;
-                lane_active[local_index] = u32(_e4132);
+                let _e4080 = r275_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4080);
+                let _e4091 = active_439_;
+                lane_active[local_index] = u32(_e4091);
                 workgroupBarrier();
-                let _e4135 = active_439_;
-                if _e4135 {
-                    let _e4141 = i32(local_index);
-                    let _e4144 = r244_;
-                    let _e4148 = (((_e4144 % 32i) + 32i) % 32i);
-                    let _e4153 = ((_e4141 - (i32(local_index) % 32i)) + _e4148);
-                    let _e4156 = (((_e4148 >= 0i) && (_e4148 < 32i)) && (_e4153 < 128i));
-                    let _e4157 = select(_e4141, _e4153, _e4156);
-                    let _e4161 = lane_active[bitcast<u32>(_e4157)];
-                    let _e4168 = lane_values[bitcast<u32>(_e4157)];
-                    let _e4172 = lane_values[bitcast<u32>(_e4141)];
-                    r253_ = bitcast<f32>(select(_e4172, _e4168, (_e4156 && (_e4161 != 0u))));
+                let _e4094 = active_439_;
+                if _e4094 {
+                    let _e4100 = i32(local_index);
+                    let _e4103 = r267_;
+                    let _e4107 = (((_e4103 % 32i) + 32i) % 32i);
+                    let _e4112 = ((_e4100 - (i32(local_index) % 32i)) + _e4107);
+                    let _e4115 = (((_e4107 >= 0i) && (_e4107 < 32i)) && (_e4112 < 128i));
+                    let _e4116 = select(_e4100, _e4112, _e4115);
+                    let _e4120 = lane_active[bitcast<u32>(_e4116)];
+                    let _e4127 = lane_values[bitcast<u32>(_e4116)];
+                    let _e4131 = lane_values[bitcast<u32>(_e4100)];
+                    r276_ = bitcast<f32>(select(_e4131, _e4127, (_e4115 && (_e4120 != 0u))));
                 }
-                let _e4177 = active_439_;
-                if _e4177 {
-                    let _e4179 = r253_;
-                    r254_ = f32(_e4179);
-                }
-                let _e4183 = active_439_;
-                if _e4183 {
-                    let _e4187 = b_local2_[2i];
-                    r255_ = _e4187;
+                let _e4136 = active_439_;
+                if _e4136 {
+                    let _e4138 = r276_;
+                    r277_ = f32(_e4138);
+                    let _e4144 = b_local2_[3i];
+                    r278_ = _e4144;
                 }
                 workgroupBarrier();
-                let _e4190 = r255_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4190);
-                let _e4201 = active_439_;
-                lane_active[local_index] = u32(_e4201);
+                let _e4147 = r278_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4147);
+                let _e4158 = active_439_;
+                lane_active[local_index] = u32(_e4158);
                 workgroupBarrier();
-                let _e4204 = active_439_;
-                if _e4204 {
-                    let _e4210 = i32(local_index);
-                    let _e4213 = r245_;
-                    let _e4217 = (((_e4213 % 32i) + 32i) % 32i);
-                    let _e4222 = ((_e4210 - (i32(local_index) % 32i)) + _e4217);
-                    let _e4225 = (((_e4217 >= 0i) && (_e4217 < 32i)) && (_e4222 < 128i));
-                    let _e4226 = select(_e4210, _e4222, _e4225);
-                    let _e4230 = lane_active[bitcast<u32>(_e4226)];
-                    let _e4237 = lane_values[bitcast<u32>(_e4226)];
-                    let _e4241 = lane_values[bitcast<u32>(_e4210)];
-                    r256_ = bitcast<f32>(select(_e4241, _e4237, (_e4225 && (_e4230 != 0u))));
+                let _e4161 = active_439_;
+                if _e4161 {
+                    let _e4167 = i32(local_index);
+                    let _e4170 = r268_;
+                    let _e4174 = (((_e4170 % 32i) + 32i) % 32i);
+                    let _e4179 = ((_e4167 - (i32(local_index) % 32i)) + _e4174);
+                    let _e4182 = (((_e4174 >= 0i) && (_e4174 < 32i)) && (_e4179 < 128i));
+                    let _e4183 = select(_e4167, _e4179, _e4182);
+                    let _e4187 = lane_active[bitcast<u32>(_e4183)];
+                    let _e4194 = lane_values[bitcast<u32>(_e4183)];
+                    let _e4198 = lane_values[bitcast<u32>(_e4167)];
+                    r279_ = bitcast<f32>(select(_e4198, _e4194, (_e4182 && (_e4187 != 0u))));
                 }
-                let _e4246 = active_439_;
-                if _e4246 {
-                    let _e4248 = r256_;
-                    r257_ = f32(_e4248);
-                }
-                let _e4252 = active_439_;
-                if _e4252 {
-                    let _e4254 = r248_;
-                    let _e4256 = r254_;
-                    r258_ = (_e4254 * _e4256);
-                }
-                let _e4260 = active_439_;
-                if _e4260 {
-                    let _e4262 = r236_;
-                    let _e4264 = r258_;
-                    r259_ = (_e4262 + _e4264);
-                }
-                let _e4268 = active_439_;
-                if _e4268 {
-                    let _e4270 = r248_;
-                    let _e4272 = r257_;
-                    r260_ = (_e4270 * _e4272);
-                }
-                let _e4276 = active_439_;
-                if _e4276 {
-                    let _e4278 = r238_;
-                    let _e4280 = r260_;
-                    r261_ = (_e4278 + _e4280);
-                }
-                let _e4284 = active_439_;
-                if _e4284 {
-                    let _e4286 = r251_;
-                    let _e4288 = r254_;
-                    r262_ = (_e4286 * _e4288);
-                }
-                let _e4292 = active_439_;
-                if _e4292 {
-                    let _e4294 = r240_;
-                    let _e4296 = r262_;
-                    r263_ = (_e4294 + _e4296);
-                }
-                let _e4300 = active_439_;
-                if _e4300 {
-                    let _e4302 = r251_;
-                    let _e4304 = r257_;
-                    r264_ = (_e4302 * _e4304);
-                }
-                let _e4308 = active_439_;
-                if _e4308 {
-                    let _e4310 = r242_;
-                    let _e4312 = r264_;
-                    r265_ = (_e4310 + _e4312);
-                }
-                let _e4316 = active_439_;
-                if _e4316 {
-                    let _e4318 = r61_;
-                    r266_ = (_e4318 + 0i);
-                }
-                let _e4323 = active_439_;
-                if _e4323 {
-                    let _e4325 = r62_;
-                    r267_ = (_e4325 + 0i);
-                }
-                let _e4330 = active_439_;
-                if _e4330 {
-                    let _e4332 = r267_;
-                    r268_ = (_e4332 + 4i);
-                }
-                let _e4337 = active_439_;
-                if _e4337 {
-                    let _e4341 = a_local1_[5i];
-                    r269_ = _e4341;
+                let _e4203 = active_439_;
+                if _e4203 {
+                    let _e4205 = r279_;
+                    r280_ = f32(_e4205);
+                    let _e4209 = r271_;
+                    let _e4211 = r277_;
+                    r281_ = (_e4209 * _e4211);
+                    let _e4215 = r259_;
+                    let _e4217 = r281_;
+                    r282_ = (_e4215 + _e4217);
+                    let _e4221 = r271_;
+                    let _e4223 = r280_;
+                    r283_ = (_e4221 * _e4223);
+                    let _e4227 = r261_;
+                    let _e4229 = r283_;
+                    r284_ = (_e4227 + _e4229);
+                    let _e4233 = r274_;
+                    let _e4235 = r277_;
+                    r285_ = (_e4233 * _e4235);
+                    let _e4239 = r263_;
+                    let _e4241 = r285_;
+                    r286_ = (_e4239 + _e4241);
+                    let _e4245 = r274_;
+                    let _e4247 = r280_;
+                    r287_ = (_e4245 * _e4247);
+                    let _e4251 = r265_;
+                    let _e4253 = r287_;
+                    r288_ = (_e4251 + _e4253);
+                    let _e4257 = r61_;
+                    r289_ = (_e4257 + 1i);
+                    let _e4262 = r62_;
+                    r290_ = (_e4262 + 1i);
+                    let _e4267 = r290_;
+                    r291_ = (_e4267 + 4i);
+                    let _e4274 = a_local1_[4i];
+                    r292_ = _e4274;
                 }
                 workgroupBarrier();
-                let _e4344 = r269_;
+                let _e4277 = r292_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4277);
+                let _e4288 = active_439_;
+                lane_active[local_index] = u32(_e4288);
+                workgroupBarrier();
+                let _e4291 = active_439_;
+                if _e4291 {
+                    let _e4297 = i32(local_index);
+                    let _e4300 = r289_;
+                    let _e4304 = (((_e4300 % 32i) + 32i) % 32i);
+                    let _e4309 = ((_e4297 - (i32(local_index) % 32i)) + _e4304);
+                    let _e4312 = (((_e4304 >= 0i) && (_e4304 < 32i)) && (_e4309 < 128i));
+                    let _e4313 = select(_e4297, _e4309, _e4312);
+                    let _e4317 = lane_active[bitcast<u32>(_e4313)];
+                    let _e4324 = lane_values[bitcast<u32>(_e4313)];
+                    let _e4328 = lane_values[bitcast<u32>(_e4297)];
+                    r293_ = bitcast<f32>(select(_e4328, _e4324, (_e4312 && (_e4317 != 0u))));
+                }
+                let _e4333 = active_439_;
+                if _e4333 {
+                    let _e4335 = r293_;
+                    r294_ = f32(_e4335);
+                    let _e4341 = a_local1_[6i];
+                    r295_ = _e4341;
+                }
+                workgroupBarrier();
+                let _e4344 = r295_;
                 lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4344);
                 let _e4355 = active_439_;
                 lane_active[local_index] = u32(_e4355);
@@ -2574,7 +2137,7 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                 let _e4358 = active_439_;
                 if _e4358 {
                     let _e4364 = i32(local_index);
-                    let _e4367 = r266_;
+                    let _e4367 = r289_;
                     let _e4371 = (((_e4367 % 32i) + 32i) % 32i);
                     let _e4376 = ((_e4364 - (i32(local_index) % 32i)) + _e4371);
                     let _e4379 = (((_e4371 >= 0i) && (_e4371 < 32i)) && (_e4376 < 128i));
@@ -2582,1402 +2145,858 @@ fn tessera_mma_gemm(@builtin(local_invocation_index) local_index: u32, @builtin(
                     let _e4384 = lane_active[bitcast<u32>(_e4380)];
                     let _e4391 = lane_values[bitcast<u32>(_e4380)];
                     let _e4395 = lane_values[bitcast<u32>(_e4364)];
-                    r270_ = bitcast<f32>(select(_e4395, _e4391, (_e4379 && (_e4384 != 0u))));
+                    r296_ = bitcast<f32>(select(_e4395, _e4391, (_e4379 && (_e4384 != 0u))));
                 }
                 let _e4400 = active_439_;
                 if _e4400 {
-                    let _e4402 = r270_;
-                    r271_ = f32(_e4402);
-                }
-                let _e4406 = active_439_;
-                if _e4406 {
-                    let _e4410 = a_local1_[7i];
-                    r272_ = _e4410;
+                    let _e4402 = r296_;
+                    r297_ = f32(_e4402);
+                    let _e4408 = b_local2_[2i];
+                    r298_ = _e4408;
                 }
                 workgroupBarrier();
-                let _e4413 = r272_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4413);
-                let _e4424 = active_439_;
-                lane_active[local_index] = u32(_e4424);
+                let _e4411 = r298_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4411);
+                let _e4422 = active_439_;
+                lane_active[local_index] = u32(_e4422);
                 workgroupBarrier();
-                let _e4427 = active_439_;
-                if _e4427 {
-                    let _e4433 = i32(local_index);
-                    let _e4436 = r266_;
-                    let _e4440 = (((_e4436 % 32i) + 32i) % 32i);
-                    let _e4445 = ((_e4433 - (i32(local_index) % 32i)) + _e4440);
-                    let _e4448 = (((_e4440 >= 0i) && (_e4440 < 32i)) && (_e4445 < 128i));
-                    let _e4449 = select(_e4433, _e4445, _e4448);
-                    let _e4453 = lane_active[bitcast<u32>(_e4449)];
-                    let _e4460 = lane_values[bitcast<u32>(_e4449)];
-                    let _e4464 = lane_values[bitcast<u32>(_e4433)];
-                    r273_ = bitcast<f32>(select(_e4464, _e4460, (_e4448 && (_e4453 != 0u))));
+                let _e4425 = active_439_;
+                if _e4425 {
+                    let _e4431 = i32(local_index);
+                    let _e4434 = r290_;
+                    let _e4438 = (((_e4434 % 32i) + 32i) % 32i);
+                    let _e4443 = ((_e4431 - (i32(local_index) % 32i)) + _e4438);
+                    let _e4446 = (((_e4438 >= 0i) && (_e4438 < 32i)) && (_e4443 < 128i));
+                    let _e4447 = select(_e4431, _e4443, _e4446);
+                    let _e4451 = lane_active[bitcast<u32>(_e4447)];
+                    let _e4458 = lane_values[bitcast<u32>(_e4447)];
+                    let _e4462 = lane_values[bitcast<u32>(_e4431)];
+                    r299_ = bitcast<f32>(select(_e4462, _e4458, (_e4446 && (_e4451 != 0u))));
                 }
-                let _e4469 = active_439_;
-                if _e4469 {
-                    let _e4471 = r273_;
-                    r274_ = f32(_e4471);
-                }
-                let _e4475 = active_439_;
-                if _e4475 {
-                    let _e4479 = b_local2_[3i];
-                    r275_ = _e4479;
+                let _e4467 = active_439_;
+                if _e4467 {
+                    let _e4469 = r299_;
+                    r300_ = f32(_e4469);
+                    let _e4475 = b_local2_[2i];
+                    r301_ = _e4475;
                 }
                 workgroupBarrier();
-                let _e4482 = r275_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4482);
-                let _e4493 = active_439_;
-                lane_active[local_index] = u32(_e4493);
+                let _e4478 = r301_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4478);
+                let _e4489 = active_439_;
+                lane_active[local_index] = u32(_e4489);
                 workgroupBarrier();
-                let _e4496 = active_439_;
-                if _e4496 {
-                    let _e4502 = i32(local_index);
-                    let _e4505 = r267_;
-                    let _e4509 = (((_e4505 % 32i) + 32i) % 32i);
-                    let _e4514 = ((_e4502 - (i32(local_index) % 32i)) + _e4509);
-                    let _e4517 = (((_e4509 >= 0i) && (_e4509 < 32i)) && (_e4514 < 128i));
-                    let _e4518 = select(_e4502, _e4514, _e4517);
-                    let _e4522 = lane_active[bitcast<u32>(_e4518)];
-                    let _e4529 = lane_values[bitcast<u32>(_e4518)];
-                    let _e4533 = lane_values[bitcast<u32>(_e4502)];
-                    r276_ = bitcast<f32>(select(_e4533, _e4529, (_e4517 && (_e4522 != 0u))));
+                let _e4492 = active_439_;
+                if _e4492 {
+                    let _e4498 = i32(local_index);
+                    let _e4501 = r291_;
+                    let _e4505 = (((_e4501 % 32i) + 32i) % 32i);
+                    let _e4510 = ((_e4498 - (i32(local_index) % 32i)) + _e4505);
+                    let _e4513 = (((_e4505 >= 0i) && (_e4505 < 32i)) && (_e4510 < 128i));
+                    let _e4514 = select(_e4498, _e4510, _e4513);
+                    let _e4518 = lane_active[bitcast<u32>(_e4514)];
+                    let _e4525 = lane_values[bitcast<u32>(_e4514)];
+                    let _e4529 = lane_values[bitcast<u32>(_e4498)];
+                    r302_ = bitcast<f32>(select(_e4529, _e4525, (_e4513 && (_e4518 != 0u))));
                 }
-                let _e4538 = active_439_;
-                if _e4538 {
-                    let _e4540 = r276_;
-                    r277_ = f32(_e4540);
-                }
-                let _e4544 = active_439_;
-                if _e4544 {
-                    let _e4548 = b_local2_[3i];
-                    r278_ = _e4548;
-                }
-                workgroupBarrier();
-                let _e4551 = r278_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4551);
-                let _e4562 = active_439_;
-                lane_active[local_index] = u32(_e4562);
-                workgroupBarrier();
-                let _e4565 = active_439_;
-                if _e4565 {
-                    let _e4571 = i32(local_index);
-                    let _e4574 = r268_;
-                    let _e4578 = (((_e4574 % 32i) + 32i) % 32i);
-                    let _e4583 = ((_e4571 - (i32(local_index) % 32i)) + _e4578);
-                    let _e4586 = (((_e4578 >= 0i) && (_e4578 < 32i)) && (_e4583 < 128i));
-                    let _e4587 = select(_e4571, _e4583, _e4586);
-                    let _e4591 = lane_active[bitcast<u32>(_e4587)];
-                    let _e4598 = lane_values[bitcast<u32>(_e4587)];
-                    let _e4602 = lane_values[bitcast<u32>(_e4571)];
-                    r279_ = bitcast<f32>(select(_e4602, _e4598, (_e4586 && (_e4591 != 0u))));
-                }
-                let _e4607 = active_439_;
-                if _e4607 {
-                    let _e4609 = r279_;
-                    r280_ = f32(_e4609);
-                }
-                let _e4613 = active_439_;
-                if _e4613 {
-                    let _e4615 = r271_;
-                    let _e4617 = r277_;
-                    r281_ = (_e4615 * _e4617);
-                }
-                let _e4621 = active_439_;
-                if _e4621 {
-                    let _e4623 = r259_;
-                    let _e4625 = r281_;
-                    r282_ = (_e4623 + _e4625);
-                }
-                let _e4629 = active_439_;
-                if _e4629 {
-                    let _e4631 = r271_;
-                    let _e4633 = r280_;
-                    r283_ = (_e4631 * _e4633);
-                }
-                let _e4637 = active_439_;
-                if _e4637 {
-                    let _e4639 = r261_;
-                    let _e4641 = r283_;
-                    r284_ = (_e4639 + _e4641);
-                }
-                let _e4645 = active_439_;
-                if _e4645 {
-                    let _e4647 = r274_;
-                    let _e4649 = r277_;
-                    r285_ = (_e4647 * _e4649);
-                }
-                let _e4653 = active_439_;
-                if _e4653 {
-                    let _e4655 = r263_;
-                    let _e4657 = r285_;
-                    r286_ = (_e4655 + _e4657);
-                }
-                let _e4661 = active_439_;
-                if _e4661 {
-                    let _e4663 = r274_;
-                    let _e4665 = r280_;
-                    r287_ = (_e4663 * _e4665);
-                }
-                let _e4669 = active_439_;
-                if _e4669 {
-                    let _e4671 = r265_;
-                    let _e4673 = r287_;
-                    r288_ = (_e4671 + _e4673);
-                }
-                let _e4677 = active_439_;
-                if _e4677 {
-                    let _e4679 = r61_;
-                    r289_ = (_e4679 + 1i);
-                }
-                let _e4684 = active_439_;
-                if _e4684 {
-                    let _e4686 = r62_;
-                    r290_ = (_e4686 + 1i);
-                }
-                let _e4691 = active_439_;
-                if _e4691 {
-                    let _e4693 = r290_;
-                    r291_ = (_e4693 + 4i);
-                }
-                let _e4698 = active_439_;
-                if _e4698 {
-                    let _e4702 = a_local1_[4i];
-                    r292_ = _e4702;
+                let _e4534 = active_439_;
+                if _e4534 {
+                    let _e4536 = r302_;
+                    r303_ = f32(_e4536);
+                    let _e4540 = r294_;
+                    let _e4542 = r300_;
+                    r304_ = (_e4540 * _e4542);
+                    let _e4546 = r282_;
+                    let _e4548 = r304_;
+                    r305_ = (_e4546 + _e4548);
+                    let _e4552 = r294_;
+                    let _e4554 = r303_;
+                    r306_ = (_e4552 * _e4554);
+                    let _e4558 = r284_;
+                    let _e4560 = r306_;
+                    r307_ = (_e4558 + _e4560);
+                    let _e4564 = r297_;
+                    let _e4566 = r300_;
+                    r308_ = (_e4564 * _e4566);
+                    let _e4570 = r286_;
+                    let _e4572 = r308_;
+                    r309_ = (_e4570 + _e4572);
+                    let _e4576 = r297_;
+                    let _e4578 = r303_;
+                    r310_ = (_e4576 * _e4578);
+                    let _e4582 = r288_;
+                    let _e4584 = r310_;
+                    r311_ = (_e4582 + _e4584);
+                    let _e4588 = r61_;
+                    r312_ = (_e4588 + 1i);
+                    let _e4593 = r62_;
+                    r313_ = (_e4593 + 1i);
+                    let _e4598 = r313_;
+                    r314_ = (_e4598 + 4i);
+                    let _e4605 = a_local1_[5i];
+                    r315_ = _e4605;
                 }
                 workgroupBarrier();
-                let _e4705 = r292_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4705);
-                let _e4716 = active_439_;
-                lane_active[local_index] = u32(_e4716);
+                let _e4608 = r315_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4608);
+                let _e4619 = active_439_;
+                lane_active[local_index] = u32(_e4619);
                 workgroupBarrier();
-                let _e4719 = active_439_;
-                if _e4719 {
-                    let _e4725 = i32(local_index);
-                    let _e4728 = r289_;
-                    let _e4732 = (((_e4728 % 32i) + 32i) % 32i);
-                    let _e4737 = ((_e4725 - (i32(local_index) % 32i)) + _e4732);
-                    let _e4740 = (((_e4732 >= 0i) && (_e4732 < 32i)) && (_e4737 < 128i));
-                    let _e4741 = select(_e4725, _e4737, _e4740);
-                    let _e4745 = lane_active[bitcast<u32>(_e4741)];
-                    let _e4752 = lane_values[bitcast<u32>(_e4741)];
-                    let _e4756 = lane_values[bitcast<u32>(_e4725)];
-                    r293_ = bitcast<f32>(select(_e4756, _e4752, (_e4740 && (_e4745 != 0u))));
+                let _e4622 = active_439_;
+                if _e4622 {
+                    let _e4628 = i32(local_index);
+                    let _e4631 = r312_;
+                    let _e4635 = (((_e4631 % 32i) + 32i) % 32i);
+                    let _e4640 = ((_e4628 - (i32(local_index) % 32i)) + _e4635);
+                    let _e4643 = (((_e4635 >= 0i) && (_e4635 < 32i)) && (_e4640 < 128i));
+                    let _e4644 = select(_e4628, _e4640, _e4643);
+                    let _e4648 = lane_active[bitcast<u32>(_e4644)];
+                    let _e4655 = lane_values[bitcast<u32>(_e4644)];
+                    let _e4659 = lane_values[bitcast<u32>(_e4628)];
+                    r316_ = bitcast<f32>(select(_e4659, _e4655, (_e4643 && (_e4648 != 0u))));
                 }
-                let _e4761 = active_439_;
-                if _e4761 {
-                    let _e4763 = r293_;
-                    r294_ = f32(_e4763);
-                }
-                let _e4767 = active_439_;
-                if _e4767 {
-                    let _e4771 = a_local1_[6i];
-                    r295_ = _e4771;
+                let _e4664 = active_439_;
+                if _e4664 {
+                    let _e4666 = r316_;
+                    r317_ = f32(_e4666);
+                    let _e4672 = a_local1_[7i];
+                    r318_ = _e4672;
                 }
                 workgroupBarrier();
-                let _e4774 = r295_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4774);
-                let _e4785 = active_439_;
-                lane_active[local_index] = u32(_e4785);
+                let _e4675 = r318_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4675);
+                let _e4686 = active_439_;
+                lane_active[local_index] = u32(_e4686);
                 workgroupBarrier();
-                let _e4788 = active_439_;
-                if _e4788 {
-                    let _e4794 = i32(local_index);
-                    let _e4797 = r289_;
-                    let _e4801 = (((_e4797 % 32i) + 32i) % 32i);
-                    let _e4806 = ((_e4794 - (i32(local_index) % 32i)) + _e4801);
-                    let _e4809 = (((_e4801 >= 0i) && (_e4801 < 32i)) && (_e4806 < 128i));
-                    let _e4810 = select(_e4794, _e4806, _e4809);
-                    let _e4814 = lane_active[bitcast<u32>(_e4810)];
-                    let _e4821 = lane_values[bitcast<u32>(_e4810)];
-                    let _e4825 = lane_values[bitcast<u32>(_e4794)];
-                    r296_ = bitcast<f32>(select(_e4825, _e4821, (_e4809 && (_e4814 != 0u))));
+                let _e4689 = active_439_;
+                if _e4689 {
+                    let _e4695 = i32(local_index);
+                    let _e4698 = r312_;
+                    let _e4702 = (((_e4698 % 32i) + 32i) % 32i);
+                    let _e4707 = ((_e4695 - (i32(local_index) % 32i)) + _e4702);
+                    let _e4710 = (((_e4702 >= 0i) && (_e4702 < 32i)) && (_e4707 < 128i));
+                    let _e4711 = select(_e4695, _e4707, _e4710);
+                    let _e4715 = lane_active[bitcast<u32>(_e4711)];
+                    let _e4722 = lane_values[bitcast<u32>(_e4711)];
+                    let _e4726 = lane_values[bitcast<u32>(_e4695)];
+                    r319_ = bitcast<f32>(select(_e4726, _e4722, (_e4710 && (_e4715 != 0u))));
                 }
-                let _e4830 = active_439_;
-                if _e4830 {
-                    let _e4832 = r296_;
-                    r297_ = f32(_e4832);
-                }
-                let _e4836 = active_439_;
-                if _e4836 {
-                    let _e4840 = b_local2_[2i];
-                    r298_ = _e4840;
+                let _e4731 = active_439_;
+                if _e4731 {
+                    let _e4733 = r319_;
+                    r320_ = f32(_e4733);
+                    let _e4739 = b_local2_[3i];
+                    r321_ = _e4739;
                 }
                 workgroupBarrier();
-                let _e4843 = r298_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4843);
-                let _e4854 = active_439_;
-                lane_active[local_index] = u32(_e4854);
+                let _e4742 = r321_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4742);
+                let _e4753 = active_439_;
+                lane_active[local_index] = u32(_e4753);
                 workgroupBarrier();
-                let _e4857 = active_439_;
-                if _e4857 {
-                    let _e4863 = i32(local_index);
-                    let _e4866 = r290_;
-                    let _e4870 = (((_e4866 % 32i) + 32i) % 32i);
-                    let _e4875 = ((_e4863 - (i32(local_index) % 32i)) + _e4870);
-                    let _e4878 = (((_e4870 >= 0i) && (_e4870 < 32i)) && (_e4875 < 128i));
-                    let _e4879 = select(_e4863, _e4875, _e4878);
-                    let _e4883 = lane_active[bitcast<u32>(_e4879)];
-                    let _e4890 = lane_values[bitcast<u32>(_e4879)];
-                    let _e4894 = lane_values[bitcast<u32>(_e4863)];
-                    r299_ = bitcast<f32>(select(_e4894, _e4890, (_e4878 && (_e4883 != 0u))));
+                let _e4756 = active_439_;
+                if _e4756 {
+                    let _e4762 = i32(local_index);
+                    let _e4765 = r313_;
+                    let _e4769 = (((_e4765 % 32i) + 32i) % 32i);
+                    let _e4774 = ((_e4762 - (i32(local_index) % 32i)) + _e4769);
+                    let _e4777 = (((_e4769 >= 0i) && (_e4769 < 32i)) && (_e4774 < 128i));
+                    let _e4778 = select(_e4762, _e4774, _e4777);
+                    let _e4782 = lane_active[bitcast<u32>(_e4778)];
+                    let _e4789 = lane_values[bitcast<u32>(_e4778)];
+                    let _e4793 = lane_values[bitcast<u32>(_e4762)];
+                    r322_ = bitcast<f32>(select(_e4793, _e4789, (_e4777 && (_e4782 != 0u))));
                 }
-                let _e4899 = active_439_;
-                if _e4899 {
-                    let _e4901 = r299_;
-                    r300_ = f32(_e4901);
-                }
-                let _e4905 = active_439_;
-                if _e4905 {
-                    let _e4909 = b_local2_[2i];
-                    r301_ = _e4909;
+                let _e4798 = active_439_;
+                if _e4798 {
+                    let _e4800 = r322_;
+                    r323_ = f32(_e4800);
+                    let _e4806 = b_local2_[3i];
+                    r324_ = _e4806;
                 }
                 workgroupBarrier();
-                let _e4912 = r301_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4912);
-                let _e4923 = active_439_;
-                lane_active[local_index] = u32(_e4923);
+                let _e4809 = r324_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4809);
+                let _e4820 = active_439_;
+                lane_active[local_index] = u32(_e4820);
                 workgroupBarrier();
-                let _e4926 = active_439_;
-                if _e4926 {
-                    let _e4932 = i32(local_index);
-                    let _e4935 = r291_;
-                    let _e4939 = (((_e4935 % 32i) + 32i) % 32i);
-                    let _e4944 = ((_e4932 - (i32(local_index) % 32i)) + _e4939);
-                    let _e4947 = (((_e4939 >= 0i) && (_e4939 < 32i)) && (_e4944 < 128i));
-                    let _e4948 = select(_e4932, _e4944, _e4947);
-                    let _e4952 = lane_active[bitcast<u32>(_e4948)];
-                    let _e4959 = lane_values[bitcast<u32>(_e4948)];
-                    let _e4963 = lane_values[bitcast<u32>(_e4932)];
-                    r302_ = bitcast<f32>(select(_e4963, _e4959, (_e4947 && (_e4952 != 0u))));
+                let _e4823 = active_439_;
+                if _e4823 {
+                    let _e4829 = i32(local_index);
+                    let _e4832 = r314_;
+                    let _e4836 = (((_e4832 % 32i) + 32i) % 32i);
+                    let _e4841 = ((_e4829 - (i32(local_index) % 32i)) + _e4836);
+                    let _e4844 = (((_e4836 >= 0i) && (_e4836 < 32i)) && (_e4841 < 128i));
+                    let _e4845 = select(_e4829, _e4841, _e4844);
+                    let _e4849 = lane_active[bitcast<u32>(_e4845)];
+                    let _e4856 = lane_values[bitcast<u32>(_e4845)];
+                    let _e4860 = lane_values[bitcast<u32>(_e4829)];
+                    r325_ = bitcast<f32>(select(_e4860, _e4856, (_e4844 && (_e4849 != 0u))));
                 }
-                let _e4968 = active_439_;
-                if _e4968 {
-                    let _e4970 = r302_;
-                    r303_ = f32(_e4970);
-                }
-                let _e4974 = active_439_;
-                if _e4974 {
-                    let _e4976 = r294_;
-                    let _e4978 = r300_;
-                    r304_ = (_e4976 * _e4978);
-                }
-                let _e4982 = active_439_;
-                if _e4982 {
-                    let _e4984 = r282_;
-                    let _e4986 = r304_;
-                    r305_ = (_e4984 + _e4986);
-                }
-                let _e4990 = active_439_;
-                if _e4990 {
-                    let _e4992 = r294_;
-                    let _e4994 = r303_;
-                    r306_ = (_e4992 * _e4994);
-                }
-                let _e4998 = active_439_;
-                if _e4998 {
-                    let _e5000 = r284_;
-                    let _e5002 = r306_;
-                    r307_ = (_e5000 + _e5002);
-                }
-                let _e5006 = active_439_;
-                if _e5006 {
-                    let _e5008 = r297_;
-                    let _e5010 = r300_;
-                    r308_ = (_e5008 * _e5010);
-                }
-                let _e5014 = active_439_;
-                if _e5014 {
-                    let _e5016 = r286_;
-                    let _e5018 = r308_;
-                    r309_ = (_e5016 + _e5018);
-                }
-                let _e5022 = active_439_;
-                if _e5022 {
-                    let _e5024 = r297_;
-                    let _e5026 = r303_;
-                    r310_ = (_e5024 * _e5026);
-                }
-                let _e5030 = active_439_;
-                if _e5030 {
-                    let _e5032 = r288_;
-                    let _e5034 = r310_;
-                    r311_ = (_e5032 + _e5034);
-                }
-                let _e5038 = active_439_;
-                if _e5038 {
-                    let _e5040 = r61_;
-                    r312_ = (_e5040 + 1i);
-                }
-                let _e5045 = active_439_;
-                if _e5045 {
-                    let _e5047 = r62_;
-                    r313_ = (_e5047 + 1i);
-                }
-                let _e5052 = active_439_;
-                if _e5052 {
-                    let _e5054 = r313_;
-                    r314_ = (_e5054 + 4i);
-                }
-                let _e5059 = active_439_;
-                if _e5059 {
-                    let _e5063 = a_local1_[5i];
-                    r315_ = _e5063;
+                let _e4865 = active_439_;
+                if _e4865 {
+                    let _e4867 = r325_;
+                    r326_ = f32(_e4867);
+                    let _e4871 = r317_;
+                    let _e4873 = r323_;
+                    r327_ = (_e4871 * _e4873);
+                    let _e4877 = r305_;
+                    let _e4879 = r327_;
+                    r328_ = (_e4877 + _e4879);
+                    let _e4883 = r317_;
+                    let _e4885 = r326_;
+                    r329_ = (_e4883 * _e4885);
+                    let _e4889 = r307_;
+                    let _e4891 = r329_;
+                    r330_ = (_e4889 + _e4891);
+                    let _e4895 = r320_;
+                    let _e4897 = r323_;
+                    r331_ = (_e4895 * _e4897);
+                    let _e4901 = r309_;
+                    let _e4903 = r331_;
+                    r332_ = (_e4901 + _e4903);
+                    let _e4907 = r320_;
+                    let _e4909 = r326_;
+                    r333_ = (_e4907 * _e4909);
+                    let _e4913 = r311_;
+                    let _e4915 = r333_;
+                    r334_ = (_e4913 + _e4915);
+                    let _e4919 = r61_;
+                    r335_ = (_e4919 + 2i);
+                    let _e4924 = r62_;
+                    r336_ = (_e4924 + 2i);
+                    let _e4929 = r336_;
+                    r337_ = (_e4929 + 4i);
+                    let _e4936 = a_local1_[4i];
+                    r338_ = _e4936;
                 }
                 workgroupBarrier();
-                let _e5066 = r315_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5066);
-                let _e5077 = active_439_;
-                lane_active[local_index] = u32(_e5077);
+                let _e4939 = r338_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4939);
+                let _e4950 = active_439_;
+                lane_active[local_index] = u32(_e4950);
                 workgroupBarrier();
-                let _e5080 = active_439_;
-                if _e5080 {
-                    let _e5086 = i32(local_index);
-                    let _e5089 = r312_;
-                    let _e5093 = (((_e5089 % 32i) + 32i) % 32i);
-                    let _e5098 = ((_e5086 - (i32(local_index) % 32i)) + _e5093);
-                    let _e5101 = (((_e5093 >= 0i) && (_e5093 < 32i)) && (_e5098 < 128i));
-                    let _e5102 = select(_e5086, _e5098, _e5101);
-                    let _e5106 = lane_active[bitcast<u32>(_e5102)];
-                    let _e5113 = lane_values[bitcast<u32>(_e5102)];
-                    let _e5117 = lane_values[bitcast<u32>(_e5086)];
-                    r316_ = bitcast<f32>(select(_e5117, _e5113, (_e5101 && (_e5106 != 0u))));
+                let _e4953 = active_439_;
+                if _e4953 {
+                    let _e4959 = i32(local_index);
+                    let _e4962 = r335_;
+                    let _e4966 = (((_e4962 % 32i) + 32i) % 32i);
+                    let _e4971 = ((_e4959 - (i32(local_index) % 32i)) + _e4966);
+                    let _e4974 = (((_e4966 >= 0i) && (_e4966 < 32i)) && (_e4971 < 128i));
+                    let _e4975 = select(_e4959, _e4971, _e4974);
+                    let _e4979 = lane_active[bitcast<u32>(_e4975)];
+                    let _e4986 = lane_values[bitcast<u32>(_e4975)];
+                    let _e4990 = lane_values[bitcast<u32>(_e4959)];
+                    r339_ = bitcast<f32>(select(_e4990, _e4986, (_e4974 && (_e4979 != 0u))));
                 }
-                let _e5122 = active_439_;
-                if _e5122 {
-                    let _e5124 = r316_;
-                    r317_ = f32(_e5124);
-                }
-                let _e5128 = active_439_;
-                if _e5128 {
-                    let _e5132 = a_local1_[7i];
-                    r318_ = _e5132;
+                let _e4995 = active_439_;
+                if _e4995 {
+                    let _e4997 = r339_;
+                    r340_ = f32(_e4997);
+                    let _e5003 = a_local1_[6i];
+                    r341_ = _e5003;
                 }
                 workgroupBarrier();
-                let _e5135 = r318_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5135);
-                let _e5146 = active_439_;
-                lane_active[local_index] = u32(_e5146);
+                let _e5006 = r341_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5006);
+                let _e5017 = active_439_;
+                lane_active[local_index] = u32(_e5017);
                 workgroupBarrier();
-                let _e5149 = active_439_;
-                if _e5149 {
-                    let _e5155 = i32(local_index);
-                    let _e5158 = r312_;
-                    let _e5162 = (((_e5158 % 32i) + 32i) % 32i);
-                    let _e5167 = ((_e5155 - (i32(local_index) % 32i)) + _e5162);
-                    let _e5170 = (((_e5162 >= 0i) && (_e5162 < 32i)) && (_e5167 < 128i));
-                    let _e5171 = select(_e5155, _e5167, _e5170);
-                    let _e5175 = lane_active[bitcast<u32>(_e5171)];
-                    let _e5182 = lane_values[bitcast<u32>(_e5171)];
-                    let _e5186 = lane_values[bitcast<u32>(_e5155)];
-                    r319_ = bitcast<f32>(select(_e5186, _e5182, (_e5170 && (_e5175 != 0u))));
+                let _e5020 = active_439_;
+                if _e5020 {
+                    let _e5026 = i32(local_index);
+                    let _e5029 = r335_;
+                    let _e5033 = (((_e5029 % 32i) + 32i) % 32i);
+                    let _e5038 = ((_e5026 - (i32(local_index) % 32i)) + _e5033);
+                    let _e5041 = (((_e5033 >= 0i) && (_e5033 < 32i)) && (_e5038 < 128i));
+                    let _e5042 = select(_e5026, _e5038, _e5041);
+                    let _e5046 = lane_active[bitcast<u32>(_e5042)];
+                    let _e5053 = lane_values[bitcast<u32>(_e5042)];
+                    let _e5057 = lane_values[bitcast<u32>(_e5026)];
+                    r342_ = bitcast<f32>(select(_e5057, _e5053, (_e5041 && (_e5046 != 0u))));
                 }
-                let _e5191 = active_439_;
-                if _e5191 {
-                    let _e5193 = r319_;
-                    r320_ = f32(_e5193);
-                }
-                let _e5197 = active_439_;
-                if _e5197 {
-                    let _e5201 = b_local2_[3i];
-                    r321_ = _e5201;
+                let _e5062 = active_439_;
+                if _e5062 {
+                    let _e5064 = r342_;
+                    r343_ = f32(_e5064);
+                    let _e5070 = b_local2_[2i];
+                    r344_ = _e5070;
                 }
                 workgroupBarrier();
-                let _e5204 = r321_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5204);
-                let _e5215 = active_439_;
-                lane_active[local_index] = u32(_e5215);
+                let _e5073 = r344_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5073);
+                let _e5084 = active_439_;
+                lane_active[local_index] = u32(_e5084);
                 workgroupBarrier();
-                let _e5218 = active_439_;
-                if _e5218 {
-                    let _e5224 = i32(local_index);
-                    let _e5227 = r313_;
-                    let _e5231 = (((_e5227 % 32i) + 32i) % 32i);
-                    let _e5236 = ((_e5224 - (i32(local_index) % 32i)) + _e5231);
-                    let _e5239 = (((_e5231 >= 0i) && (_e5231 < 32i)) && (_e5236 < 128i));
-                    let _e5240 = select(_e5224, _e5236, _e5239);
-                    let _e5244 = lane_active[bitcast<u32>(_e5240)];
-                    let _e5251 = lane_values[bitcast<u32>(_e5240)];
-                    let _e5255 = lane_values[bitcast<u32>(_e5224)];
-                    r322_ = bitcast<f32>(select(_e5255, _e5251, (_e5239 && (_e5244 != 0u))));
+                let _e5087 = active_439_;
+                if _e5087 {
+                    let _e5093 = i32(local_index);
+                    let _e5096 = r336_;
+                    let _e5100 = (((_e5096 % 32i) + 32i) % 32i);
+                    let _e5105 = ((_e5093 - (i32(local_index) % 32i)) + _e5100);
+                    let _e5108 = (((_e5100 >= 0i) && (_e5100 < 32i)) && (_e5105 < 128i));
+                    let _e5109 = select(_e5093, _e5105, _e5108);
+                    let _e5113 = lane_active[bitcast<u32>(_e5109)];
+                    let _e5120 = lane_values[bitcast<u32>(_e5109)];
+                    let _e5124 = lane_values[bitcast<u32>(_e5093)];
+                    r345_ = bitcast<f32>(select(_e5124, _e5120, (_e5108 && (_e5113 != 0u))));
                 }
-                let _e5260 = active_439_;
-                if _e5260 {
-                    let _e5262 = r322_;
-                    r323_ = f32(_e5262);
-                }
-                let _e5266 = active_439_;
-                if _e5266 {
-                    let _e5270 = b_local2_[3i];
-                    r324_ = _e5270;
+                let _e5129 = active_439_;
+                if _e5129 {
+                    let _e5131 = r345_;
+                    r346_ = f32(_e5131);
+                    let _e5137 = b_local2_[2i];
+                    r347_ = _e5137;
                 }
                 workgroupBarrier();
-                let _e5273 = r324_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5273);
+                let _e5140 = r347_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5140);
+                let _e5151 = active_439_;
+                lane_active[local_index] = u32(_e5151);
+                workgroupBarrier();
+                let _e5154 = active_439_;
+                if _e5154 {
+                    let _e5160 = i32(local_index);
+                    let _e5163 = r337_;
+                    let _e5167 = (((_e5163 % 32i) + 32i) % 32i);
+                    let _e5172 = ((_e5160 - (i32(local_index) % 32i)) + _e5167);
+                    let _e5175 = (((_e5167 >= 0i) && (_e5167 < 32i)) && (_e5172 < 128i));
+                    let _e5176 = select(_e5160, _e5172, _e5175);
+                    let _e5180 = lane_active[bitcast<u32>(_e5176)];
+                    let _e5187 = lane_values[bitcast<u32>(_e5176)];
+                    let _e5191 = lane_values[bitcast<u32>(_e5160)];
+                    r348_ = bitcast<f32>(select(_e5191, _e5187, (_e5175 && (_e5180 != 0u))));
+                }
+                let _e5196 = active_439_;
+                if _e5196 {
+                    let _e5198 = r348_;
+                    r349_ = f32(_e5198);
+                    let _e5202 = r340_;
+                    let _e5204 = r346_;
+                    r350_ = (_e5202 * _e5204);
+                    let _e5208 = r328_;
+                    let _e5210 = r350_;
+                    r351_ = (_e5208 + _e5210);
+                    let _e5214 = r340_;
+                    let _e5216 = r349_;
+                    r352_ = (_e5214 * _e5216);
+                    let _e5220 = r330_;
+                    let _e5222 = r352_;
+                    r353_ = (_e5220 + _e5222);
+                    let _e5226 = r343_;
+                    let _e5228 = r346_;
+                    r354_ = (_e5226 * _e5228);
+                    let _e5232 = r332_;
+                    let _e5234 = r354_;
+                    r355_ = (_e5232 + _e5234);
+                    let _e5238 = r343_;
+                    let _e5240 = r349_;
+                    r356_ = (_e5238 * _e5240);
+                    let _e5244 = r334_;
+                    let _e5246 = r356_;
+                    r357_ = (_e5244 + _e5246);
+                    let _e5250 = r61_;
+                    r358_ = (_e5250 + 2i);
+                    let _e5255 = r62_;
+                    r359_ = (_e5255 + 2i);
+                    let _e5260 = r359_;
+                    r360_ = (_e5260 + 4i);
+                    let _e5267 = a_local1_[5i];
+                    r361_ = _e5267;
+                }
+                workgroupBarrier();
+                let _e5270 = r361_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5270);
+                let _e5281 = active_439_;
+                lane_active[local_index] = u32(_e5281);
+                workgroupBarrier();
                 let _e5284 = active_439_;
-                lane_active[local_index] = u32(_e5284);
+                if _e5284 {
+                    let _e5290 = i32(local_index);
+                    let _e5293 = r358_;
+                    let _e5297 = (((_e5293 % 32i) + 32i) % 32i);
+                    let _e5302 = ((_e5290 - (i32(local_index) % 32i)) + _e5297);
+                    let _e5305 = (((_e5297 >= 0i) && (_e5297 < 32i)) && (_e5302 < 128i));
+                    let _e5306 = select(_e5290, _e5302, _e5305);
+                    let _e5310 = lane_active[bitcast<u32>(_e5306)];
+                    let _e5317 = lane_values[bitcast<u32>(_e5306)];
+                    let _e5321 = lane_values[bitcast<u32>(_e5290)];
+                    r362_ = bitcast<f32>(select(_e5321, _e5317, (_e5305 && (_e5310 != 0u))));
+                }
+                let _e5326 = active_439_;
+                if _e5326 {
+                    let _e5328 = r362_;
+                    r363_ = f32(_e5328);
+                    let _e5334 = a_local1_[7i];
+                    r364_ = _e5334;
+                }
                 workgroupBarrier();
-                let _e5287 = active_439_;
-                if _e5287 {
-                    let _e5293 = i32(local_index);
-                    let _e5296 = r314_;
-                    let _e5300 = (((_e5296 % 32i) + 32i) % 32i);
-                    let _e5305 = ((_e5293 - (i32(local_index) % 32i)) + _e5300);
-                    let _e5308 = (((_e5300 >= 0i) && (_e5300 < 32i)) && (_e5305 < 128i));
-                    let _e5309 = select(_e5293, _e5305, _e5308);
-                    let _e5313 = lane_active[bitcast<u32>(_e5309)];
-                    let _e5320 = lane_values[bitcast<u32>(_e5309)];
-                    let _e5324 = lane_values[bitcast<u32>(_e5293)];
-                    r325_ = bitcast<f32>(select(_e5324, _e5320, (_e5308 && (_e5313 != 0u))));
-                }
-                let _e5329 = active_439_;
-                if _e5329 {
-                    let _e5331 = r325_;
-                    r326_ = f32(_e5331);
-                }
-                let _e5335 = active_439_;
-                if _e5335 {
-                    let _e5337 = r317_;
-                    let _e5339 = r323_;
-                    r327_ = (_e5337 * _e5339);
-                }
-                let _e5343 = active_439_;
-                if _e5343 {
-                    let _e5345 = r305_;
-                    let _e5347 = r327_;
-                    r328_ = (_e5345 + _e5347);
-                }
+                let _e5337 = r364_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5337);
+                let _e5348 = active_439_;
+                lane_active[local_index] = u32(_e5348);
+                workgroupBarrier();
                 let _e5351 = active_439_;
                 if _e5351 {
-                    let _e5353 = r317_;
-                    let _e5355 = r326_;
-                    r329_ = (_e5353 * _e5355);
+                    let _e5357 = i32(local_index);
+                    let _e5360 = r358_;
+                    let _e5364 = (((_e5360 % 32i) + 32i) % 32i);
+                    let _e5369 = ((_e5357 - (i32(local_index) % 32i)) + _e5364);
+                    let _e5372 = (((_e5364 >= 0i) && (_e5364 < 32i)) && (_e5369 < 128i));
+                    let _e5373 = select(_e5357, _e5369, _e5372);
+                    let _e5377 = lane_active[bitcast<u32>(_e5373)];
+                    let _e5384 = lane_values[bitcast<u32>(_e5373)];
+                    let _e5388 = lane_values[bitcast<u32>(_e5357)];
+                    r365_ = bitcast<f32>(select(_e5388, _e5384, (_e5372 && (_e5377 != 0u))));
                 }
-                let _e5359 = active_439_;
-                if _e5359 {
-                    let _e5361 = r307_;
-                    let _e5363 = r329_;
-                    r330_ = (_e5361 + _e5363);
-                }
-                let _e5367 = active_439_;
-                if _e5367 {
-                    let _e5369 = r320_;
-                    let _e5371 = r323_;
-                    r331_ = (_e5369 * _e5371);
-                }
-                let _e5375 = active_439_;
-                if _e5375 {
-                    let _e5377 = r309_;
-                    let _e5379 = r331_;
-                    r332_ = (_e5377 + _e5379);
-                }
-                let _e5383 = active_439_;
-                if _e5383 {
-                    let _e5385 = r320_;
-                    let _e5387 = r326_;
-                    r333_ = (_e5385 * _e5387);
-                }
-                let _e5391 = active_439_;
-                if _e5391 {
-                    let _e5393 = r311_;
-                    let _e5395 = r333_;
-                    r334_ = (_e5393 + _e5395);
-                }
-                let _e5399 = active_439_;
-                if _e5399 {
-                    let _e5401 = r61_;
-                    r335_ = (_e5401 + 2i);
-                }
-                let _e5406 = active_439_;
-                if _e5406 {
-                    let _e5408 = r62_;
-                    r336_ = (_e5408 + 2i);
-                }
-                let _e5413 = active_439_;
-                if _e5413 {
-                    let _e5415 = r336_;
-                    r337_ = (_e5415 + 4i);
-                }
-                let _e5420 = active_439_;
-                if _e5420 {
-                    let _e5424 = a_local1_[4i];
-                    r338_ = _e5424;
+                let _e5393 = active_439_;
+                if _e5393 {
+                    let _e5395 = r365_;
+                    r366_ = f32(_e5395);
+                    let _e5401 = b_local2_[3i];
+                    r367_ = _e5401;
                 }
                 workgroupBarrier();
-                let _e5427 = r338_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5427);
-                let _e5438 = active_439_;
-                lane_active[local_index] = u32(_e5438);
+                let _e5404 = r367_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5404);
+                let _e5415 = active_439_;
+                lane_active[local_index] = u32(_e5415);
                 workgroupBarrier();
-                let _e5441 = active_439_;
-                if _e5441 {
-                    let _e5447 = i32(local_index);
-                    let _e5450 = r335_;
-                    let _e5454 = (((_e5450 % 32i) + 32i) % 32i);
-                    let _e5459 = ((_e5447 - (i32(local_index) % 32i)) + _e5454);
-                    let _e5462 = (((_e5454 >= 0i) && (_e5454 < 32i)) && (_e5459 < 128i));
-                    let _e5463 = select(_e5447, _e5459, _e5462);
-                    let _e5467 = lane_active[bitcast<u32>(_e5463)];
-                    let _e5474 = lane_values[bitcast<u32>(_e5463)];
-                    let _e5478 = lane_values[bitcast<u32>(_e5447)];
-                    r339_ = bitcast<f32>(select(_e5478, _e5474, (_e5462 && (_e5467 != 0u))));
+                let _e5418 = active_439_;
+                if _e5418 {
+                    let _e5424 = i32(local_index);
+                    let _e5427 = r359_;
+                    let _e5431 = (((_e5427 % 32i) + 32i) % 32i);
+                    let _e5436 = ((_e5424 - (i32(local_index) % 32i)) + _e5431);
+                    let _e5439 = (((_e5431 >= 0i) && (_e5431 < 32i)) && (_e5436 < 128i));
+                    let _e5440 = select(_e5424, _e5436, _e5439);
+                    let _e5444 = lane_active[bitcast<u32>(_e5440)];
+                    let _e5451 = lane_values[bitcast<u32>(_e5440)];
+                    let _e5455 = lane_values[bitcast<u32>(_e5424)];
+                    r368_ = bitcast<f32>(select(_e5455, _e5451, (_e5439 && (_e5444 != 0u))));
                 }
-                let _e5483 = active_439_;
-                if _e5483 {
-                    let _e5485 = r339_;
-                    r340_ = f32(_e5485);
-                }
-                let _e5489 = active_439_;
-                if _e5489 {
-                    let _e5493 = a_local1_[6i];
-                    r341_ = _e5493;
+                let _e5460 = active_439_;
+                if _e5460 {
+                    let _e5462 = r368_;
+                    r369_ = f32(_e5462);
+                    let _e5468 = b_local2_[3i];
+                    r370_ = _e5468;
                 }
                 workgroupBarrier();
-                let _e5496 = r341_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5496);
-                let _e5507 = active_439_;
-                lane_active[local_index] = u32(_e5507);
+                let _e5471 = r370_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5471);
+                let _e5482 = active_439_;
+                lane_active[local_index] = u32(_e5482);
                 workgroupBarrier();
-                let _e5510 = active_439_;
-                if _e5510 {
-                    let _e5516 = i32(local_index);
-                    let _e5519 = r335_;
-                    let _e5523 = (((_e5519 % 32i) + 32i) % 32i);
-                    let _e5528 = ((_e5516 - (i32(local_index) % 32i)) + _e5523);
-                    let _e5531 = (((_e5523 >= 0i) && (_e5523 < 32i)) && (_e5528 < 128i));
-                    let _e5532 = select(_e5516, _e5528, _e5531);
-                    let _e5536 = lane_active[bitcast<u32>(_e5532)];
-                    let _e5543 = lane_values[bitcast<u32>(_e5532)];
-                    let _e5547 = lane_values[bitcast<u32>(_e5516)];
-                    r342_ = bitcast<f32>(select(_e5547, _e5543, (_e5531 && (_e5536 != 0u))));
+                let _e5485 = active_439_;
+                if _e5485 {
+                    let _e5491 = i32(local_index);
+                    let _e5494 = r360_;
+                    let _e5498 = (((_e5494 % 32i) + 32i) % 32i);
+                    let _e5503 = ((_e5491 - (i32(local_index) % 32i)) + _e5498);
+                    let _e5506 = (((_e5498 >= 0i) && (_e5498 < 32i)) && (_e5503 < 128i));
+                    let _e5507 = select(_e5491, _e5503, _e5506);
+                    let _e5511 = lane_active[bitcast<u32>(_e5507)];
+                    let _e5518 = lane_values[bitcast<u32>(_e5507)];
+                    let _e5522 = lane_values[bitcast<u32>(_e5491)];
+                    r371_ = bitcast<f32>(select(_e5522, _e5518, (_e5506 && (_e5511 != 0u))));
                 }
-                let _e5552 = active_439_;
-                if _e5552 {
-                    let _e5554 = r342_;
-                    r343_ = f32(_e5554);
-                }
-                let _e5558 = active_439_;
-                if _e5558 {
-                    let _e5562 = b_local2_[2i];
-                    r344_ = _e5562;
-                }
-                workgroupBarrier();
-                let _e5565 = r344_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5565);
-                let _e5576 = active_439_;
-                lane_active[local_index] = u32(_e5576);
-                workgroupBarrier();
-                let _e5579 = active_439_;
-                if _e5579 {
-                    let _e5585 = i32(local_index);
-                    let _e5588 = r336_;
-                    let _e5592 = (((_e5588 % 32i) + 32i) % 32i);
-                    let _e5597 = ((_e5585 - (i32(local_index) % 32i)) + _e5592);
-                    let _e5600 = (((_e5592 >= 0i) && (_e5592 < 32i)) && (_e5597 < 128i));
-                    let _e5601 = select(_e5585, _e5597, _e5600);
-                    let _e5605 = lane_active[bitcast<u32>(_e5601)];
-                    let _e5612 = lane_values[bitcast<u32>(_e5601)];
-                    let _e5616 = lane_values[bitcast<u32>(_e5585)];
-                    r345_ = bitcast<f32>(select(_e5616, _e5612, (_e5600 && (_e5605 != 0u))));
-                }
-                let _e5621 = active_439_;
-                if _e5621 {
-                    let _e5623 = r345_;
-                    r346_ = f32(_e5623);
-                }
-                let _e5627 = active_439_;
-                if _e5627 {
-                    let _e5631 = b_local2_[2i];
-                    r347_ = _e5631;
+                let _e5527 = active_439_;
+                if _e5527 {
+                    let _e5529 = r371_;
+                    r372_ = f32(_e5529);
+                    let _e5533 = r363_;
+                    let _e5535 = r369_;
+                    r373_ = (_e5533 * _e5535);
+                    let _e5539 = r351_;
+                    let _e5541 = r373_;
+                    r374_ = (_e5539 + _e5541);
+                    let _e5545 = r363_;
+                    let _e5547 = r372_;
+                    r375_ = (_e5545 * _e5547);
+                    let _e5551 = r353_;
+                    let _e5553 = r375_;
+                    r376_ = (_e5551 + _e5553);
+                    let _e5557 = r366_;
+                    let _e5559 = r369_;
+                    r377_ = (_e5557 * _e5559);
+                    let _e5563 = r355_;
+                    let _e5565 = r377_;
+                    r378_ = (_e5563 + _e5565);
+                    let _e5569 = r366_;
+                    let _e5571 = r372_;
+                    r379_ = (_e5569 * _e5571);
+                    let _e5575 = r357_;
+                    let _e5577 = r379_;
+                    r380_ = (_e5575 + _e5577);
+                    let _e5581 = r61_;
+                    r381_ = (_e5581 + 3i);
+                    let _e5586 = r62_;
+                    r382_ = (_e5586 + 3i);
+                    let _e5591 = r382_;
+                    r383_ = (_e5591 + 4i);
+                    let _e5598 = a_local1_[4i];
+                    r384_ = _e5598;
                 }
                 workgroupBarrier();
-                let _e5634 = r347_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5634);
-                let _e5645 = active_439_;
-                lane_active[local_index] = u32(_e5645);
+                let _e5601 = r384_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5601);
+                let _e5612 = active_439_;
+                lane_active[local_index] = u32(_e5612);
                 workgroupBarrier();
-                let _e5648 = active_439_;
-                if _e5648 {
-                    let _e5654 = i32(local_index);
-                    let _e5657 = r337_;
-                    let _e5661 = (((_e5657 % 32i) + 32i) % 32i);
-                    let _e5666 = ((_e5654 - (i32(local_index) % 32i)) + _e5661);
-                    let _e5669 = (((_e5661 >= 0i) && (_e5661 < 32i)) && (_e5666 < 128i));
-                    let _e5670 = select(_e5654, _e5666, _e5669);
-                    let _e5674 = lane_active[bitcast<u32>(_e5670)];
-                    let _e5681 = lane_values[bitcast<u32>(_e5670)];
-                    let _e5685 = lane_values[bitcast<u32>(_e5654)];
-                    r348_ = bitcast<f32>(select(_e5685, _e5681, (_e5669 && (_e5674 != 0u))));
+                let _e5615 = active_439_;
+                if _e5615 {
+                    let _e5621 = i32(local_index);
+                    let _e5624 = r381_;
+                    let _e5628 = (((_e5624 % 32i) + 32i) % 32i);
+                    let _e5633 = ((_e5621 - (i32(local_index) % 32i)) + _e5628);
+                    let _e5636 = (((_e5628 >= 0i) && (_e5628 < 32i)) && (_e5633 < 128i));
+                    let _e5637 = select(_e5621, _e5633, _e5636);
+                    let _e5641 = lane_active[bitcast<u32>(_e5637)];
+                    let _e5648 = lane_values[bitcast<u32>(_e5637)];
+                    let _e5652 = lane_values[bitcast<u32>(_e5621)];
+                    r385_ = bitcast<f32>(select(_e5652, _e5648, (_e5636 && (_e5641 != 0u))));
                 }
-                let _e5690 = active_439_;
-                if _e5690 {
-                    let _e5692 = r348_;
-                    r349_ = f32(_e5692);
-                }
-                let _e5696 = active_439_;
-                if _e5696 {
-                    let _e5698 = r340_;
-                    let _e5700 = r346_;
-                    r350_ = (_e5698 * _e5700);
-                }
-                let _e5704 = active_439_;
-                if _e5704 {
-                    let _e5706 = r328_;
-                    let _e5708 = r350_;
-                    r351_ = (_e5706 + _e5708);
-                }
-                let _e5712 = active_439_;
-                if _e5712 {
-                    let _e5714 = r340_;
-                    let _e5716 = r349_;
-                    r352_ = (_e5714 * _e5716);
-                }
-                let _e5720 = active_439_;
-                if _e5720 {
-                    let _e5722 = r330_;
-                    let _e5724 = r352_;
-                    r353_ = (_e5722 + _e5724);
-                }
-                let _e5728 = active_439_;
-                if _e5728 {
-                    let _e5730 = r343_;
-                    let _e5732 = r346_;
-                    r354_ = (_e5730 * _e5732);
-                }
-                let _e5736 = active_439_;
-                if _e5736 {
-                    let _e5738 = r332_;
-                    let _e5740 = r354_;
-                    r355_ = (_e5738 + _e5740);
-                }
-                let _e5744 = active_439_;
-                if _e5744 {
-                    let _e5746 = r343_;
-                    let _e5748 = r349_;
-                    r356_ = (_e5746 * _e5748);
-                }
-                let _e5752 = active_439_;
-                if _e5752 {
-                    let _e5754 = r334_;
-                    let _e5756 = r356_;
-                    r357_ = (_e5754 + _e5756);
-                }
-                let _e5760 = active_439_;
-                if _e5760 {
-                    let _e5762 = r61_;
-                    r358_ = (_e5762 + 2i);
-                }
-                let _e5767 = active_439_;
-                if _e5767 {
-                    let _e5769 = r62_;
-                    r359_ = (_e5769 + 2i);
-                }
-                let _e5774 = active_439_;
-                if _e5774 {
-                    let _e5776 = r359_;
-                    r360_ = (_e5776 + 4i);
-                }
-                let _e5781 = active_439_;
-                if _e5781 {
-                    let _e5785 = a_local1_[5i];
-                    r361_ = _e5785;
+                let _e5657 = active_439_;
+                if _e5657 {
+                    let _e5659 = r385_;
+                    r386_ = f32(_e5659);
+                    let _e5665 = a_local1_[6i];
+                    r387_ = _e5665;
                 }
                 workgroupBarrier();
-                let _e5788 = r361_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5788);
-                let _e5799 = active_439_;
-                lane_active[local_index] = u32(_e5799);
+                let _e5668 = r387_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5668);
+                let _e5679 = active_439_;
+                lane_active[local_index] = u32(_e5679);
                 workgroupBarrier();
-                let _e5802 = active_439_;
-                if _e5802 {
-                    let _e5808 = i32(local_index);
-                    let _e5811 = r358_;
-                    let _e5815 = (((_e5811 % 32i) + 32i) % 32i);
-                    let _e5820 = ((_e5808 - (i32(local_index) % 32i)) + _e5815);
-                    let _e5823 = (((_e5815 >= 0i) && (_e5815 < 32i)) && (_e5820 < 128i));
-                    let _e5824 = select(_e5808, _e5820, _e5823);
-                    let _e5828 = lane_active[bitcast<u32>(_e5824)];
-                    let _e5835 = lane_values[bitcast<u32>(_e5824)];
-                    let _e5839 = lane_values[bitcast<u32>(_e5808)];
-                    r362_ = bitcast<f32>(select(_e5839, _e5835, (_e5823 && (_e5828 != 0u))));
+                let _e5682 = active_439_;
+                if _e5682 {
+                    let _e5688 = i32(local_index);
+                    let _e5691 = r381_;
+                    let _e5695 = (((_e5691 % 32i) + 32i) % 32i);
+                    let _e5700 = ((_e5688 - (i32(local_index) % 32i)) + _e5695);
+                    let _e5703 = (((_e5695 >= 0i) && (_e5695 < 32i)) && (_e5700 < 128i));
+                    let _e5704 = select(_e5688, _e5700, _e5703);
+                    let _e5708 = lane_active[bitcast<u32>(_e5704)];
+                    let _e5715 = lane_values[bitcast<u32>(_e5704)];
+                    let _e5719 = lane_values[bitcast<u32>(_e5688)];
+                    r388_ = bitcast<f32>(select(_e5719, _e5715, (_e5703 && (_e5708 != 0u))));
                 }
-                let _e5844 = active_439_;
-                if _e5844 {
-                    let _e5846 = r362_;
-                    r363_ = f32(_e5846);
-                }
-                let _e5850 = active_439_;
-                if _e5850 {
-                    let _e5854 = a_local1_[7i];
-                    r364_ = _e5854;
+                let _e5724 = active_439_;
+                if _e5724 {
+                    let _e5726 = r388_;
+                    r389_ = f32(_e5726);
+                    let _e5732 = b_local2_[2i];
+                    r390_ = _e5732;
                 }
                 workgroupBarrier();
-                let _e5857 = r364_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5857);
-                let _e5868 = active_439_;
-                lane_active[local_index] = u32(_e5868);
+                let _e5735 = r390_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5735);
+                let _e5746 = active_439_;
+                lane_active[local_index] = u32(_e5746);
                 workgroupBarrier();
-                let _e5871 = active_439_;
-                if _e5871 {
-                    let _e5877 = i32(local_index);
-                    let _e5880 = r358_;
-                    let _e5884 = (((_e5880 % 32i) + 32i) % 32i);
-                    let _e5889 = ((_e5877 - (i32(local_index) % 32i)) + _e5884);
-                    let _e5892 = (((_e5884 >= 0i) && (_e5884 < 32i)) && (_e5889 < 128i));
-                    let _e5893 = select(_e5877, _e5889, _e5892);
-                    let _e5897 = lane_active[bitcast<u32>(_e5893)];
-                    let _e5904 = lane_values[bitcast<u32>(_e5893)];
-                    let _e5908 = lane_values[bitcast<u32>(_e5877)];
-                    r365_ = bitcast<f32>(select(_e5908, _e5904, (_e5892 && (_e5897 != 0u))));
+                let _e5749 = active_439_;
+                if _e5749 {
+                    let _e5755 = i32(local_index);
+                    let _e5758 = r382_;
+                    let _e5762 = (((_e5758 % 32i) + 32i) % 32i);
+                    let _e5767 = ((_e5755 - (i32(local_index) % 32i)) + _e5762);
+                    let _e5770 = (((_e5762 >= 0i) && (_e5762 < 32i)) && (_e5767 < 128i));
+                    let _e5771 = select(_e5755, _e5767, _e5770);
+                    let _e5775 = lane_active[bitcast<u32>(_e5771)];
+                    let _e5782 = lane_values[bitcast<u32>(_e5771)];
+                    let _e5786 = lane_values[bitcast<u32>(_e5755)];
+                    r391_ = bitcast<f32>(select(_e5786, _e5782, (_e5770 && (_e5775 != 0u))));
                 }
-                let _e5913 = active_439_;
-                if _e5913 {
-                    let _e5915 = r365_;
-                    r366_ = f32(_e5915);
-                }
-                let _e5919 = active_439_;
-                if _e5919 {
-                    let _e5923 = b_local2_[3i];
-                    r367_ = _e5923;
+                let _e5791 = active_439_;
+                if _e5791 {
+                    let _e5793 = r391_;
+                    r392_ = f32(_e5793);
+                    let _e5799 = b_local2_[2i];
+                    r393_ = _e5799;
                 }
                 workgroupBarrier();
-                let _e5926 = r367_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5926);
-                let _e5937 = active_439_;
-                lane_active[local_index] = u32(_e5937);
+                let _e5802 = r393_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5802);
+                let _e5813 = active_439_;
+                lane_active[local_index] = u32(_e5813);
                 workgroupBarrier();
-                let _e5940 = active_439_;
-                if _e5940 {
-                    let _e5946 = i32(local_index);
-                    let _e5949 = r359_;
-                    let _e5953 = (((_e5949 % 32i) + 32i) % 32i);
-                    let _e5958 = ((_e5946 - (i32(local_index) % 32i)) + _e5953);
-                    let _e5961 = (((_e5953 >= 0i) && (_e5953 < 32i)) && (_e5958 < 128i));
-                    let _e5962 = select(_e5946, _e5958, _e5961);
-                    let _e5966 = lane_active[bitcast<u32>(_e5962)];
-                    let _e5973 = lane_values[bitcast<u32>(_e5962)];
-                    let _e5977 = lane_values[bitcast<u32>(_e5946)];
-                    r368_ = bitcast<f32>(select(_e5977, _e5973, (_e5961 && (_e5966 != 0u))));
+                let _e5816 = active_439_;
+                if _e5816 {
+                    let _e5822 = i32(local_index);
+                    let _e5825 = r383_;
+                    let _e5829 = (((_e5825 % 32i) + 32i) % 32i);
+                    let _e5834 = ((_e5822 - (i32(local_index) % 32i)) + _e5829);
+                    let _e5837 = (((_e5829 >= 0i) && (_e5829 < 32i)) && (_e5834 < 128i));
+                    let _e5838 = select(_e5822, _e5834, _e5837);
+                    let _e5842 = lane_active[bitcast<u32>(_e5838)];
+                    let _e5849 = lane_values[bitcast<u32>(_e5838)];
+                    let _e5853 = lane_values[bitcast<u32>(_e5822)];
+                    r394_ = bitcast<f32>(select(_e5853, _e5849, (_e5837 && (_e5842 != 0u))));
                 }
-                let _e5982 = active_439_;
-                if _e5982 {
-                    let _e5984 = r368_;
-                    r369_ = f32(_e5984);
+                let _e5858 = active_439_;
+                if _e5858 {
+                    let _e5860 = r394_;
+                    r395_ = f32(_e5860);
+                    let _e5864 = r386_;
+                    let _e5866 = r392_;
+                    r396_ = (_e5864 * _e5866);
+                    let _e5870 = r374_;
+                    let _e5872 = r396_;
+                    r397_ = (_e5870 + _e5872);
+                    let _e5876 = r386_;
+                    let _e5878 = r395_;
+                    r398_ = (_e5876 * _e5878);
+                    let _e5882 = r376_;
+                    let _e5884 = r398_;
+                    r399_ = (_e5882 + _e5884);
+                    let _e5888 = r389_;
+                    let _e5890 = r392_;
+                    r400_ = (_e5888 * _e5890);
+                    let _e5894 = r378_;
+                    let _e5896 = r400_;
+                    r401_ = (_e5894 + _e5896);
+                    let _e5900 = r389_;
+                    let _e5902 = r395_;
+                    r402_ = (_e5900 * _e5902);
+                    let _e5906 = r380_;
+                    let _e5908 = r402_;
+                    r403_ = (_e5906 + _e5908);
+                    let _e5912 = r61_;
+                    r404_ = (_e5912 + 3i);
+                    let _e5917 = r62_;
+                    r405_ = (_e5917 + 3i);
+                    let _e5922 = r405_;
+                    r406_ = (_e5922 + 4i);
+                    let _e5929 = a_local1_[5i];
+                    r407_ = _e5929;
+                }
+                workgroupBarrier();
+                let _e5932 = r407_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5932);
+                let _e5943 = active_439_;
+                lane_active[local_index] = u32(_e5943);
+                workgroupBarrier();
+                let _e5946 = active_439_;
+                if _e5946 {
+                    let _e5952 = i32(local_index);
+                    let _e5955 = r404_;
+                    let _e5959 = (((_e5955 % 32i) + 32i) % 32i);
+                    let _e5964 = ((_e5952 - (i32(local_index) % 32i)) + _e5959);
+                    let _e5967 = (((_e5959 >= 0i) && (_e5959 < 32i)) && (_e5964 < 128i));
+                    let _e5968 = select(_e5952, _e5964, _e5967);
+                    let _e5972 = lane_active[bitcast<u32>(_e5968)];
+                    let _e5979 = lane_values[bitcast<u32>(_e5968)];
+                    let _e5983 = lane_values[bitcast<u32>(_e5952)];
+                    r408_ = bitcast<f32>(select(_e5983, _e5979, (_e5967 && (_e5972 != 0u))));
                 }
                 let _e5988 = active_439_;
                 if _e5988 {
-                    let _e5992 = b_local2_[3i];
-                    r370_ = _e5992;
+                    let _e5990 = r408_;
+                    r409_ = f32(_e5990);
+                    let _e5996 = a_local1_[7i];
+                    r410_ = _e5996;
                 }
                 workgroupBarrier();
-                let _e5995 = r370_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5995);
-                let _e6006 = active_439_;
-                lane_active[local_index] = u32(_e6006);
+                let _e5999 = r410_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5999);
+                let _e6010 = active_439_;
+                lane_active[local_index] = u32(_e6010);
                 workgroupBarrier();
-                let _e6009 = active_439_;
-                if _e6009 {
-                    let _e6015 = i32(local_index);
-                    let _e6018 = r360_;
-                    let _e6022 = (((_e6018 % 32i) + 32i) % 32i);
-                    let _e6027 = ((_e6015 - (i32(local_index) % 32i)) + _e6022);
-                    let _e6030 = (((_e6022 >= 0i) && (_e6022 < 32i)) && (_e6027 < 128i));
-                    let _e6031 = select(_e6015, _e6027, _e6030);
-                    let _e6035 = lane_active[bitcast<u32>(_e6031)];
-                    let _e6042 = lane_values[bitcast<u32>(_e6031)];
-                    let _e6046 = lane_values[bitcast<u32>(_e6015)];
-                    r371_ = bitcast<f32>(select(_e6046, _e6042, (_e6030 && (_e6035 != 0u))));
+                let _e6013 = active_439_;
+                if _e6013 {
+                    let _e6019 = i32(local_index);
+                    let _e6022 = r404_;
+                    let _e6026 = (((_e6022 % 32i) + 32i) % 32i);
+                    let _e6031 = ((_e6019 - (i32(local_index) % 32i)) + _e6026);
+                    let _e6034 = (((_e6026 >= 0i) && (_e6026 < 32i)) && (_e6031 < 128i));
+                    let _e6035 = select(_e6019, _e6031, _e6034);
+                    let _e6039 = lane_active[bitcast<u32>(_e6035)];
+                    let _e6046 = lane_values[bitcast<u32>(_e6035)];
+                    let _e6050 = lane_values[bitcast<u32>(_e6019)];
+                    r411_ = bitcast<f32>(select(_e6050, _e6046, (_e6034 && (_e6039 != 0u))));
                 }
-                let _e6051 = active_439_;
-                if _e6051 {
-                    let _e6053 = r371_;
-                    r372_ = f32(_e6053);
-                }
-                let _e6057 = active_439_;
-                if _e6057 {
-                    let _e6059 = r363_;
-                    let _e6061 = r369_;
-                    r373_ = (_e6059 * _e6061);
-                }
-                let _e6065 = active_439_;
-                if _e6065 {
-                    let _e6067 = r351_;
-                    let _e6069 = r373_;
-                    r374_ = (_e6067 + _e6069);
-                }
-                let _e6073 = active_439_;
-                if _e6073 {
-                    let _e6075 = r363_;
-                    let _e6077 = r372_;
-                    r375_ = (_e6075 * _e6077);
-                }
-                let _e6081 = active_439_;
-                if _e6081 {
-                    let _e6083 = r353_;
-                    let _e6085 = r375_;
-                    r376_ = (_e6083 + _e6085);
-                }
-                let _e6089 = active_439_;
-                if _e6089 {
-                    let _e6091 = r366_;
-                    let _e6093 = r369_;
-                    r377_ = (_e6091 * _e6093);
-                }
-                let _e6097 = active_439_;
-                if _e6097 {
-                    let _e6099 = r355_;
-                    let _e6101 = r377_;
-                    r378_ = (_e6099 + _e6101);
-                }
-                let _e6105 = active_439_;
-                if _e6105 {
-                    let _e6107 = r366_;
-                    let _e6109 = r372_;
-                    r379_ = (_e6107 * _e6109);
-                }
-                let _e6113 = active_439_;
-                if _e6113 {
-                    let _e6115 = r357_;
-                    let _e6117 = r379_;
-                    r380_ = (_e6115 + _e6117);
-                }
-                let _e6121 = active_439_;
-                if _e6121 {
-                    let _e6123 = r61_;
-                    r381_ = (_e6123 + 3i);
-                }
-                let _e6128 = active_439_;
-                if _e6128 {
-                    let _e6130 = r62_;
-                    r382_ = (_e6130 + 3i);
-                }
-                let _e6135 = active_439_;
-                if _e6135 {
-                    let _e6137 = r382_;
-                    r383_ = (_e6137 + 4i);
-                }
-                let _e6142 = active_439_;
-                if _e6142 {
-                    let _e6146 = a_local1_[4i];
-                    r384_ = _e6146;
+                let _e6055 = active_439_;
+                if _e6055 {
+                    let _e6057 = r411_;
+                    r412_ = f32(_e6057);
+                    let _e6063 = b_local2_[3i];
+                    r413_ = _e6063;
                 }
                 workgroupBarrier();
-                let _e6149 = r384_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6149);
-                let _e6160 = active_439_;
-                lane_active[local_index] = u32(_e6160);
+                let _e6066 = r413_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6066);
+                let _e6077 = active_439_;
+                lane_active[local_index] = u32(_e6077);
                 workgroupBarrier();
-                let _e6163 = active_439_;
-                if _e6163 {
-                    let _e6169 = i32(local_index);
-                    let _e6172 = r381_;
-                    let _e6176 = (((_e6172 % 32i) + 32i) % 32i);
-                    let _e6181 = ((_e6169 - (i32(local_index) % 32i)) + _e6176);
-                    let _e6184 = (((_e6176 >= 0i) && (_e6176 < 32i)) && (_e6181 < 128i));
-                    let _e6185 = select(_e6169, _e6181, _e6184);
-                    let _e6189 = lane_active[bitcast<u32>(_e6185)];
-                    let _e6196 = lane_values[bitcast<u32>(_e6185)];
-                    let _e6200 = lane_values[bitcast<u32>(_e6169)];
-                    r385_ = bitcast<f32>(select(_e6200, _e6196, (_e6184 && (_e6189 != 0u))));
+                let _e6080 = active_439_;
+                if _e6080 {
+                    let _e6086 = i32(local_index);
+                    let _e6089 = r405_;
+                    let _e6093 = (((_e6089 % 32i) + 32i) % 32i);
+                    let _e6098 = ((_e6086 - (i32(local_index) % 32i)) + _e6093);
+                    let _e6101 = (((_e6093 >= 0i) && (_e6093 < 32i)) && (_e6098 < 128i));
+                    let _e6102 = select(_e6086, _e6098, _e6101);
+                    let _e6106 = lane_active[bitcast<u32>(_e6102)];
+                    let _e6113 = lane_values[bitcast<u32>(_e6102)];
+                    let _e6117 = lane_values[bitcast<u32>(_e6086)];
+                    r414_ = bitcast<f32>(select(_e6117, _e6113, (_e6101 && (_e6106 != 0u))));
                 }
-                let _e6205 = active_439_;
-                if _e6205 {
-                    let _e6207 = r385_;
-                    r386_ = f32(_e6207);
-                }
-                let _e6211 = active_439_;
-                if _e6211 {
-                    let _e6215 = a_local1_[6i];
-                    r387_ = _e6215;
+                let _e6122 = active_439_;
+                if _e6122 {
+                    let _e6124 = r414_;
+                    r415_ = f32(_e6124);
+                    let _e6130 = b_local2_[3i];
+                    r416_ = _e6130;
                 }
                 workgroupBarrier();
-                let _e6218 = r387_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6218);
-                let _e6229 = active_439_;
-                lane_active[local_index] = u32(_e6229);
+                let _e6133 = r416_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6133);
+                let _e6144 = active_439_;
+                lane_active[local_index] = u32(_e6144);
                 workgroupBarrier();
-                let _e6232 = active_439_;
-                if _e6232 {
-                    let _e6238 = i32(local_index);
-                    let _e6241 = r381_;
-                    let _e6245 = (((_e6241 % 32i) + 32i) % 32i);
-                    let _e6250 = ((_e6238 - (i32(local_index) % 32i)) + _e6245);
-                    let _e6253 = (((_e6245 >= 0i) && (_e6245 < 32i)) && (_e6250 < 128i));
-                    let _e6254 = select(_e6238, _e6250, _e6253);
-                    let _e6258 = lane_active[bitcast<u32>(_e6254)];
-                    let _e6265 = lane_values[bitcast<u32>(_e6254)];
-                    let _e6269 = lane_values[bitcast<u32>(_e6238)];
-                    r388_ = bitcast<f32>(select(_e6269, _e6265, (_e6253 && (_e6258 != 0u))));
+                let _e6147 = active_439_;
+                if _e6147 {
+                    let _e6153 = i32(local_index);
+                    let _e6156 = r406_;
+                    let _e6160 = (((_e6156 % 32i) + 32i) % 32i);
+                    let _e6165 = ((_e6153 - (i32(local_index) % 32i)) + _e6160);
+                    let _e6168 = (((_e6160 >= 0i) && (_e6160 < 32i)) && (_e6165 < 128i));
+                    let _e6169 = select(_e6153, _e6165, _e6168);
+                    let _e6173 = lane_active[bitcast<u32>(_e6169)];
+                    let _e6180 = lane_values[bitcast<u32>(_e6169)];
+                    let _e6184 = lane_values[bitcast<u32>(_e6153)];
+                    r417_ = bitcast<f32>(select(_e6184, _e6180, (_e6168 && (_e6173 != 0u))));
                 }
-                let _e6274 = active_439_;
-                if _e6274 {
-                    let _e6276 = r388_;
-                    r389_ = f32(_e6276);
-                }
-                let _e6280 = active_439_;
-                if _e6280 {
-                    let _e6284 = b_local2_[2i];
-                    r390_ = _e6284;
-                }
-                workgroupBarrier();
-                let _e6287 = r390_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6287);
-                let _e6298 = active_439_;
-                lane_active[local_index] = u32(_e6298);
-                workgroupBarrier();
-                let _e6301 = active_439_;
-                if _e6301 {
-                    let _e6307 = i32(local_index);
-                    let _e6310 = r382_;
-                    let _e6314 = (((_e6310 % 32i) + 32i) % 32i);
-                    let _e6319 = ((_e6307 - (i32(local_index) % 32i)) + _e6314);
-                    let _e6322 = (((_e6314 >= 0i) && (_e6314 < 32i)) && (_e6319 < 128i));
-                    let _e6323 = select(_e6307, _e6319, _e6322);
-                    let _e6327 = lane_active[bitcast<u32>(_e6323)];
-                    let _e6334 = lane_values[bitcast<u32>(_e6323)];
-                    let _e6338 = lane_values[bitcast<u32>(_e6307)];
-                    r391_ = bitcast<f32>(select(_e6338, _e6334, (_e6322 && (_e6327 != 0u))));
-                }
-                let _e6343 = active_439_;
-                if _e6343 {
-                    let _e6345 = r391_;
-                    r392_ = f32(_e6345);
-                }
-                let _e6349 = active_439_;
-                if _e6349 {
-                    let _e6353 = b_local2_[2i];
-                    r393_ = _e6353;
-                }
-                workgroupBarrier();
-                let _e6356 = r393_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6356);
-                let _e6367 = active_439_;
-                lane_active[local_index] = u32(_e6367);
-                workgroupBarrier();
-                let _e6370 = active_439_;
-                if _e6370 {
-                    let _e6376 = i32(local_index);
-                    let _e6379 = r383_;
-                    let _e6383 = (((_e6379 % 32i) + 32i) % 32i);
-                    let _e6388 = ((_e6376 - (i32(local_index) % 32i)) + _e6383);
-                    let _e6391 = (((_e6383 >= 0i) && (_e6383 < 32i)) && (_e6388 < 128i));
-                    let _e6392 = select(_e6376, _e6388, _e6391);
-                    let _e6396 = lane_active[bitcast<u32>(_e6392)];
-                    let _e6403 = lane_values[bitcast<u32>(_e6392)];
-                    let _e6407 = lane_values[bitcast<u32>(_e6376)];
-                    r394_ = bitcast<f32>(select(_e6407, _e6403, (_e6391 && (_e6396 != 0u))));
-                }
-                let _e6412 = active_439_;
-                if _e6412 {
-                    let _e6414 = r394_;
-                    r395_ = f32(_e6414);
-                }
-                let _e6418 = active_439_;
-                if _e6418 {
-                    let _e6420 = r386_;
-                    let _e6422 = r392_;
-                    r396_ = (_e6420 * _e6422);
-                }
-                let _e6426 = active_439_;
-                if _e6426 {
-                    let _e6428 = r374_;
-                    let _e6430 = r396_;
-                    r397_ = (_e6428 + _e6430);
-                }
-                let _e6434 = active_439_;
-                if _e6434 {
-                    let _e6436 = r386_;
-                    let _e6438 = r395_;
-                    r398_ = (_e6436 * _e6438);
-                }
-                let _e6442 = active_439_;
-                if _e6442 {
-                    let _e6444 = r376_;
-                    let _e6446 = r398_;
-                    r399_ = (_e6444 + _e6446);
-                }
-                let _e6450 = active_439_;
-                if _e6450 {
-                    let _e6452 = r389_;
-                    let _e6454 = r392_;
-                    r400_ = (_e6452 * _e6454);
-                }
-                let _e6458 = active_439_;
-                if _e6458 {
-                    let _e6460 = r378_;
-                    let _e6462 = r400_;
-                    r401_ = (_e6460 + _e6462);
-                }
-                let _e6466 = active_439_;
-                if _e6466 {
-                    let _e6468 = r389_;
-                    let _e6470 = r395_;
-                    r402_ = (_e6468 * _e6470);
-                }
-                let _e6474 = active_439_;
-                if _e6474 {
-                    let _e6476 = r380_;
-                    let _e6478 = r402_;
-                    r403_ = (_e6476 + _e6478);
-                }
-                let _e6482 = active_439_;
-                if _e6482 {
-                    let _e6484 = r61_;
-                    r404_ = (_e6484 + 3i);
-                }
-                let _e6489 = active_439_;
-                if _e6489 {
-                    let _e6491 = r62_;
-                    r405_ = (_e6491 + 3i);
-                }
-                let _e6496 = active_439_;
-                if _e6496 {
-                    let _e6498 = r405_;
-                    r406_ = (_e6498 + 4i);
-                }
-                let _e6503 = active_439_;
-                if _e6503 {
-                    let _e6507 = a_local1_[5i];
-                    r407_ = _e6507;
-                }
-                workgroupBarrier();
-                let _e6510 = r407_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6510);
-                let _e6521 = active_439_;
-                lane_active[local_index] = u32(_e6521);
-                workgroupBarrier();
-                let _e6524 = active_439_;
-                if _e6524 {
-                    let _e6530 = i32(local_index);
-                    let _e6533 = r404_;
-                    let _e6537 = (((_e6533 % 32i) + 32i) % 32i);
-                    let _e6542 = ((_e6530 - (i32(local_index) % 32i)) + _e6537);
-                    let _e6545 = (((_e6537 >= 0i) && (_e6537 < 32i)) && (_e6542 < 128i));
-                    let _e6546 = select(_e6530, _e6542, _e6545);
-                    let _e6550 = lane_active[bitcast<u32>(_e6546)];
-                    let _e6557 = lane_values[bitcast<u32>(_e6546)];
-                    let _e6561 = lane_values[bitcast<u32>(_e6530)];
-                    r408_ = bitcast<f32>(select(_e6561, _e6557, (_e6545 && (_e6550 != 0u))));
-                }
-                let _e6566 = active_439_;
-                if _e6566 {
-                    let _e6568 = r408_;
-                    r409_ = f32(_e6568);
-                }
-                let _e6572 = active_439_;
-                if _e6572 {
-                    let _e6576 = a_local1_[7i];
-                    r410_ = _e6576;
-                }
-                workgroupBarrier();
-                let _e6579 = r410_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6579);
-                let _e6590 = active_439_;
-                lane_active[local_index] = u32(_e6590);
-                workgroupBarrier();
-                let _e6593 = active_439_;
-                if _e6593 {
-                    let _e6599 = i32(local_index);
-                    let _e6602 = r404_;
-                    let _e6606 = (((_e6602 % 32i) + 32i) % 32i);
-                    let _e6611 = ((_e6599 - (i32(local_index) % 32i)) + _e6606);
-                    let _e6614 = (((_e6606 >= 0i) && (_e6606 < 32i)) && (_e6611 < 128i));
-                    let _e6615 = select(_e6599, _e6611, _e6614);
-                    let _e6619 = lane_active[bitcast<u32>(_e6615)];
-                    let _e6626 = lane_values[bitcast<u32>(_e6615)];
-                    let _e6630 = lane_values[bitcast<u32>(_e6599)];
-                    r411_ = bitcast<f32>(select(_e6630, _e6626, (_e6614 && (_e6619 != 0u))));
-                }
-                let _e6635 = active_439_;
-                if _e6635 {
-                    let _e6637 = r411_;
-                    r412_ = f32(_e6637);
-                }
-                let _e6641 = active_439_;
-                if _e6641 {
-                    let _e6645 = b_local2_[3i];
-                    r413_ = _e6645;
-                }
-                workgroupBarrier();
-                let _e6648 = r413_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6648);
-                let _e6659 = active_439_;
-                lane_active[local_index] = u32(_e6659);
-                workgroupBarrier();
-                let _e6662 = active_439_;
-                if _e6662 {
-                    let _e6668 = i32(local_index);
-                    let _e6671 = r405_;
-                    let _e6675 = (((_e6671 % 32i) + 32i) % 32i);
-                    let _e6680 = ((_e6668 - (i32(local_index) % 32i)) + _e6675);
-                    let _e6683 = (((_e6675 >= 0i) && (_e6675 < 32i)) && (_e6680 < 128i));
-                    let _e6684 = select(_e6668, _e6680, _e6683);
-                    let _e6688 = lane_active[bitcast<u32>(_e6684)];
-                    let _e6695 = lane_values[bitcast<u32>(_e6684)];
-                    let _e6699 = lane_values[bitcast<u32>(_e6668)];
-                    r414_ = bitcast<f32>(select(_e6699, _e6695, (_e6683 && (_e6688 != 0u))));
-                }
-                let _e6704 = active_439_;
-                if _e6704 {
-                    let _e6706 = r414_;
-                    r415_ = f32(_e6706);
-                }
-                let _e6710 = active_439_;
-                if _e6710 {
-                    let _e6714 = b_local2_[3i];
-                    r416_ = _e6714;
-                }
-                workgroupBarrier();
-                let _e6717 = r416_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6717);
-                let _e6728 = active_439_;
-                lane_active[local_index] = u32(_e6728);
-                workgroupBarrier();
-                let _e6731 = active_439_;
-                if _e6731 {
-                    let _e6737 = i32(local_index);
-                    let _e6740 = r406_;
-                    let _e6744 = (((_e6740 % 32i) + 32i) % 32i);
-                    let _e6749 = ((_e6737 - (i32(local_index) % 32i)) + _e6744);
-                    let _e6752 = (((_e6744 >= 0i) && (_e6744 < 32i)) && (_e6749 < 128i));
-                    let _e6753 = select(_e6737, _e6749, _e6752);
-                    let _e6757 = lane_active[bitcast<u32>(_e6753)];
-                    let _e6764 = lane_values[bitcast<u32>(_e6753)];
-                    let _e6768 = lane_values[bitcast<u32>(_e6737)];
-                    r417_ = bitcast<f32>(select(_e6768, _e6764, (_e6752 && (_e6757 != 0u))));
-                }
-                let _e6773 = active_439_;
-                if _e6773 {
-                    let _e6775 = r417_;
-                    r418_ = f32(_e6775);
-                }
-                let _e6779 = active_439_;
-                if _e6779 {
-                    let _e6781 = r409_;
-                    let _e6783 = r415_;
-                    r419_ = (_e6781 * _e6783);
-                }
-                let _e6787 = active_439_;
-                if _e6787 {
-                    let _e6789 = r397_;
-                    let _e6791 = r419_;
-                    r420_ = (_e6789 + _e6791);
-                }
-                let _e6795 = active_439_;
-                if _e6795 {
-                    let _e6797 = r409_;
-                    let _e6799 = r418_;
-                    r421_ = (_e6797 * _e6799);
-                }
-                let _e6803 = active_439_;
-                if _e6803 {
-                    let _e6805 = r399_;
-                    let _e6807 = r421_;
-                    r422_ = (_e6805 + _e6807);
-                }
-                let _e6811 = active_439_;
-                if _e6811 {
-                    let _e6813 = r412_;
-                    let _e6815 = r415_;
-                    r423_ = (_e6813 * _e6815);
-                }
-                let _e6819 = active_439_;
-                if _e6819 {
-                    let _e6821 = r401_;
-                    let _e6823 = r423_;
-                    r424_ = (_e6821 + _e6823);
-                }
-                let _e6827 = active_439_;
-                if _e6827 {
-                    let _e6829 = r412_;
-                    let _e6831 = r418_;
-                    r425_ = (_e6829 * _e6831);
-                }
-                let _e6835 = active_439_;
-                if _e6835 {
-                    let _e6837 = r403_;
-                    let _e6839 = r425_;
-                    r426_ = (_e6837 + _e6839);
-                }
-                let _e6843 = active_439_;
-                if _e6843 {
-                    let _e6847 = acc_local0_[0i];
-                    r427_ = _e6847;
-                }
-                let _e6850 = active_439_;
-                if _e6850 {
-                    let _e6852 = r427_;
-                    let _e6854 = r420_;
-                    r428_ = (_e6852 + _e6854);
-                }
-                let _e6858 = active_439_;
-                if _e6858 {
-                    let _e6862 = acc_local0_[1i];
-                    r429_ = _e6862;
-                }
-                let _e6865 = active_439_;
-                if _e6865 {
-                    let _e6867 = r429_;
-                    let _e6869 = r422_;
-                    r430_ = (_e6867 + _e6869);
-                }
-                let _e6873 = active_439_;
-                if _e6873 {
-                    let _e6877 = acc_local0_[2i];
-                    r431_ = _e6877;
-                }
-                let _e6880 = active_439_;
-                if _e6880 {
-                    let _e6882 = r431_;
-                    let _e6884 = r424_;
-                    r432_ = (_e6882 + _e6884);
-                }
-                let _e6888 = active_439_;
-                if _e6888 {
-                    let _e6892 = acc_local0_[3i];
-                    r433_ = _e6892;
-                }
-                let _e6895 = active_439_;
-                if _e6895 {
-                    let _e6897 = r433_;
-                    let _e6899 = r426_;
-                    r434_ = (_e6897 + _e6899);
-                }
-                let _e6903 = active_439_;
-                if _e6903 {
-                    let _e6905 = r428_;
-                    acc_local0_[0i] = _e6905;
-                }
-                let _e6910 = active_439_;
-                if _e6910 {
-                    let _e6912 = r430_;
-                    acc_local0_[1i] = _e6912;
-                }
-                let _e6917 = active_439_;
-                if _e6917 {
-                    let _e6919 = r432_;
-                    acc_local0_[2i] = _e6919;
-                }
-                let _e6924 = active_439_;
-                if _e6924 {
-                    let _e6926 = r434_;
-                    acc_local0_[3i] = _e6926;
+                let _e6189 = active_439_;
+                if _e6189 {
+                    let _e6191 = r417_;
+                    r418_ = f32(_e6191);
+                    let _e6195 = r409_;
+                    let _e6197 = r415_;
+                    r419_ = (_e6195 * _e6197);
+                    let _e6201 = r397_;
+                    let _e6203 = r419_;
+                    r420_ = (_e6201 + _e6203);
+                    let _e6207 = r409_;
+                    let _e6209 = r418_;
+                    r421_ = (_e6207 * _e6209);
+                    let _e6213 = r399_;
+                    let _e6215 = r421_;
+                    r422_ = (_e6213 + _e6215);
+                    let _e6219 = r412_;
+                    let _e6221 = r415_;
+                    r423_ = (_e6219 * _e6221);
+                    let _e6225 = r401_;
+                    let _e6227 = r423_;
+                    r424_ = (_e6225 + _e6227);
+                    let _e6231 = r412_;
+                    let _e6233 = r418_;
+                    r425_ = (_e6231 * _e6233);
+                    let _e6237 = r403_;
+                    let _e6239 = r425_;
+                    r426_ = (_e6237 + _e6239);
+                    let _e6245 = acc_local0_[0i];
+                    r427_ = _e6245;
+                    let _e6248 = r427_;
+                    let _e6250 = r420_;
+                    r428_ = (_e6248 + _e6250);
+                    let _e6256 = acc_local0_[1i];
+                    r429_ = _e6256;
+                    let _e6259 = r429_;
+                    let _e6261 = r422_;
+                    r430_ = (_e6259 + _e6261);
+                    let _e6267 = acc_local0_[2i];
+                    r431_ = _e6267;
+                    let _e6270 = r431_;
+                    let _e6272 = r424_;
+                    r432_ = (_e6270 + _e6272);
+                    let _e6278 = acc_local0_[3i];
+                    r433_ = _e6278;
+                    let _e6281 = r433_;
+                    let _e6283 = r426_;
+                    r434_ = (_e6281 + _e6283);
+                    let _e6287 = r428_;
+                    acc_local0_[0i] = _e6287;
+                    let _e6292 = r430_;
+                    acc_local0_[1i] = _e6292;
+                    let _e6297 = r432_;
+                    acc_local0_[2i] = _e6297;
+                    let _e6302 = r434_;
+                    acc_local0_[3i] = _e6302;
                 }
             }
             continuing {
-                let _e6931 = entry_442_;
+                let _e6307 = entry_442_;
                 continued_444_ = false;
-                let _e6935 = exited_440_;
-                let _e6937 = broken_443_;
-                let _e6939 = continued_444_;
-                active_439_ = (_e6931 && !((_e6935 || (_e6937 || _e6939))));
+                let _e6311 = exited_440_;
+                let _e6313 = broken_443_;
+                let _e6315 = continued_444_;
+                active_439_ = (_e6307 && !((_e6311 || (_e6313 || _e6315))));
                 {
-                    let _e6946 = active_439_;
-                    if _e6946 {
-                        let _e6948 = k_12_;
-                        k_12_ = (_e6948 + 16i);
+                    let _e6322 = active_439_;
+                    if _e6322 {
+                        let _e6324 = k_12_;
+                        k_12_ = (_e6324 + 16i);
                     }
                 }
             }
         }
-        let _e6953 = left_445_;
-        if !(_e6953) {
+        let _e6329 = left_445_;
+        if !(_e6329) {
             loop_guard[0u] = 2147483649u;
         }
-        let _e6960 = entry_442_;
-        let _e6962 = exited_440_;
-        active_439_ = (_e6960 && !(_e6962));
-        let _e6967 = active_439_;
-        if _e6967 {
+        let _e6336 = entry_442_;
+        let _e6338 = exited_440_;
+        active_439_ = (_e6336 && !(_e6338));
+        let _e6343 = active_439_;
+        if _e6343 {
             r46_ = (i32(local_index) % 32i);
-        }
-        let _e6974 = active_439_;
-        if _e6974 {
-            let _e6976 = r46_;
-            r47_ = (_e6976 >> bitcast<u32>(2i));
-        }
-        let _e6982 = active_439_;
-        if _e6982 {
-            let _e6984 = r46_;
-            r48_ = (_e6984 & 3i);
-        }
-        let _e6989 = active_439_;
-        if _e6989 {
-            let _e6991 = r48_;
-            r49_ = (_e6991 << bitcast<u32>(1i));
-        }
-        let _e6997 = active_439_;
-        if _e6997 {
-            let _e6999 = row_2_;
-            let _e7001 = r47_;
-            r50_ = (_e6999 + _e7001);
-        }
-        let _e7005 = active_439_;
-        if _e7005 {
-            let _e7007 = col_8_;
-            let _e7009 = r49_;
-            r51_ = (_e7007 + _e7009);
-        }
-        let _e7013 = active_439_;
-        if _e7013 {
-            let _e7017 = acc_local0_[0i];
-            r52_ = _e7017;
-        }
-        let _e7020 = active_439_;
-        if _e7020 {
-            let _e7022 = r52_;
-            let _e7028 = params.N;
-            let _e7030 = r50_;
-            let _e7032 = r51_;
-            C[bitcast<u32>(((_e7030 * _e7028) + _e7032))] = _e7022;
-        }
-        let _e7039 = active_439_;
-        if _e7039 {
-            let _e7041 = r51_;
-            r53_ = (_e7041 + 1i);
-        }
-        let _e7046 = active_439_;
-        if _e7046 {
-            let _e7050 = acc_local0_[1i];
-            r54_ = _e7050;
-        }
-        let _e7053 = active_439_;
-        if _e7053 {
-            let _e7055 = r54_;
-            let _e7061 = params.N;
-            let _e7063 = r50_;
-            let _e7065 = r53_;
-            C[bitcast<u32>(((_e7063 * _e7061) + _e7065))] = _e7055;
-        }
-        let _e7072 = active_439_;
-        if _e7072 {
-            let _e7074 = r50_;
-            r55_ = (_e7074 + 8i);
-        }
-        let _e7079 = active_439_;
-        if _e7079 {
-            let _e7083 = acc_local0_[2i];
-            r56_ = _e7083;
-        }
-        let _e7086 = active_439_;
-        if _e7086 {
-            let _e7088 = r56_;
-            let _e7094 = params.N;
-            let _e7096 = r55_;
-            let _e7098 = r51_;
-            C[bitcast<u32>(((_e7096 * _e7094) + _e7098))] = _e7088;
-        }
-        let _e7105 = active_439_;
-        if _e7105 {
-            let _e7109 = acc_local0_[3i];
-            r57_ = _e7109;
-        }
-        let _e7112 = active_439_;
-        if _e7112 {
-            let _e7114 = r57_;
-            let _e7120 = params.N;
-            let _e7122 = r55_;
-            let _e7124 = r53_;
-            C[bitcast<u32>(((_e7122 * _e7120) + _e7124))] = _e7114;
+            let _e6350 = r46_;
+            r47_ = (_e6350 >> bitcast<u32>(2i));
+            let _e6356 = r46_;
+            r48_ = (_e6356 & 3i);
+            let _e6361 = r48_;
+            r49_ = (_e6361 << bitcast<u32>(1i));
+            let _e6367 = row_2_;
+            let _e6369 = r47_;
+            r50_ = (_e6367 + _e6369);
+            let _e6373 = col_8_;
+            let _e6375 = r49_;
+            r51_ = (_e6373 + _e6375);
+            let _e6381 = acc_local0_[0i];
+            r52_ = _e6381;
+            let _e6384 = r52_;
+            let _e6390 = params.N;
+            let _e6392 = r50_;
+            let _e6394 = r51_;
+            C[bitcast<u32>(((_e6392 * _e6390) + _e6394))] = _e6384;
+            let _e6401 = r51_;
+            r53_ = (_e6401 + 1i);
+            let _e6408 = acc_local0_[1i];
+            r54_ = _e6408;
+            let _e6411 = r54_;
+            let _e6417 = params.N;
+            let _e6419 = r50_;
+            let _e6421 = r53_;
+            C[bitcast<u32>(((_e6419 * _e6417) + _e6421))] = _e6411;
+            let _e6428 = r50_;
+            r55_ = (_e6428 + 8i);
+            let _e6435 = acc_local0_[2i];
+            r56_ = _e6435;
+            let _e6438 = r56_;
+            let _e6444 = params.N;
+            let _e6446 = r55_;
+            let _e6448 = r51_;
+            C[bitcast<u32>(((_e6446 * _e6444) + _e6448))] = _e6438;
+            let _e6457 = acc_local0_[3i];
+            r57_ = _e6457;
+            let _e6460 = r57_;
+            let _e6466 = params.N;
+            let _e6468 = r55_;
+            let _e6470 = r53_;
+            C[bitcast<u32>(((_e6468 * _e6466) + _e6470))] = _e6460;
         }
     }
 }

@@ -160,78 +160,31 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
     var active_133_: bool;
     var exited_134_: bool;
     var vote_number_135_: u32;
-    var entry_136_: bool;
-    var broken_137_: bool;
-    var continued_138_: bool;
-    var left_139_: bool = false;
-    var saved_140_: bool;
-    var taken_141_: bool;
-    var entry_142_: bool;
-    var broken_143_: bool;
-    var continued_144_: bool;
+    var left_136_: bool = false;
+    var left_137_: bool = false;
+    var left_138_: bool = false;
+    var entry_139_: bool;
+    var broken_140_: bool;
+    var continued_141_: bool;
+    var left_142_: bool = false;
+    var saved_143_: bool;
+    var taken_144_: bool;
     var left_145_: bool = false;
-    var saved_146_: bool;
-    var taken_147_: bool;
-    var entry_148_: bool;
-    var broken_149_: bool;
-    var continued_150_: bool;
-    var left_151_: bool = false;
-    var saved_152_: bool;
-    var taken_153_: bool;
-    var saved_154_: bool;
-    var taken_155_: bool;
-    var entry_156_: bool;
-    var broken_157_: bool;
-    var continued_158_: bool;
+    var scan_146_: u32;
+    var saved_147_: bool;
+    var taken_148_: bool;
+    var entry_149_: bool;
+    var broken_150_: bool;
+    var continued_151_: bool;
+    var left_152_: bool = false;
+    var saved_153_: bool;
+    var taken_154_: bool;
+    var scan_155_: u32;
+    var tree_156_: u32;
+    var tree_157_: u32;
+    var left_158_: bool = false;
     var left_159_: bool = false;
-    var saved_160_: bool;
-    var taken_161_: bool;
-    var entry_162_: bool;
-    var broken_163_: bool;
-    var continued_164_: bool;
-    var left_165_: bool = false;
-    var saved_166_: bool;
-    var taken_167_: bool;
-    var scan_168_: u32;
-    var saved_169_: bool;
-    var taken_170_: bool;
-    var saved_171_: bool;
-    var taken_172_: bool;
-    var entry_173_: bool;
-    var broken_174_: bool;
-    var continued_175_: bool;
-    var left_176_: bool = false;
-    var saved_177_: bool;
-    var taken_178_: bool;
-    var saved_179_: bool;
-    var taken_180_: bool;
-    var scan_181_: u32;
-    var saved_182_: bool;
-    var taken_183_: bool;
-    var tree_184_: u32;
-    var tree_185_: u32;
-    var entry_186_: bool;
-    var broken_187_: bool;
-    var continued_188_: bool;
-    var left_189_: bool = false;
-    var saved_190_: bool;
-    var taken_191_: bool;
-    var saved_192_: bool;
-    var taken_193_: bool;
-    var entry_194_: bool;
-    var broken_195_: bool;
-    var continued_196_: bool;
-    var left_197_: bool = false;
-    var saved_198_: bool;
-    var taken_199_: bool;
-    var entry_200_: bool;
-    var broken_201_: bool;
-    var continued_202_: bool;
-    var left_203_: bool = false;
-    var saved_204_: bool;
-    var taken_205_: bool;
-    var saved_206_: bool;
-    var taken_207_: bool;
+    var left_160_: bool = false;
 
     active_133_ = true;
     exited_134_ = false;
@@ -240,1956 +193,1004 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
         let _e8 = active_133_;
         if _e8 {
             r0_ = i32(local_index);
-        }
-        let _e13 = active_133_;
-        if _e13 {
-            let _e15 = r0_;
-            t_1_ = _e15;
-        }
-        let _e18 = active_133_;
-        if _e18 {
+            let _e13 = r0_;
+            t_1_ = _e13;
             r2_ = 256i;
-        }
-        let _e22 = active_133_;
-        if _e22 {
             e_3_ = i32(local_index);
-        }
-        let _e27 = active_133_;
-        entry_136_ = _e27;
-        broken_137_ = false;
-        left_139_ = false;
-        loop {
-            continued_138_ = false;
-            let _e37 = entry_136_;
-            let _e39 = exited_134_;
-            let _e41 = broken_137_;
-            let _e43 = continued_138_;
-            active_133_ = (_e37 && !((_e39 || (_e41 || _e43))));
-            let _e50 = vote_number_135_;
-            vote_number_135_ = (_e50 + 1u);
-            let _e55 = active_133_;
-            if _e55 {
-                let _e58 = vote_number_135_;
-                atomicMax((&workgroup_votes), _e58);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e63 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e63;
-            }
-            let _e66 = workgroupUniformLoad((&workgroup_any));
-            let _e68 = vote_number_135_;
-            if (u32((_e66 == _e68)) == 0u) {
-                left_139_ = true;
-                break;
-            }
-            let _e76 = active_133_;
-            if _e76 {
-                let _e86 = trips_132_;
-                let _e88 = (_e86 + 1u);
-                trips_132_ = _e88;
-                if (_e88 > 4096u) {
+            left_136_ = false;
+            loop {
+                let _e30 = trips_132_;
+                let _e32 = (_e30 + 1u);
+                trips_132_ = _e32;
+                if (_e32 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_134_ = true;
-                    active_133_ = false;
+                    left_136_ = true;
+                    break;
                 }
-            }
-            {
-                let _e92 = active_133_;
-                if _e92 {
-                    let _e94 = e_3_;
-                    r4_ = (_e94 < 1024i);
-                }
-                let _e99 = active_133_;
-                if _e99 {
-                    let _e101 = r4_;
-                    r5_ = !(_e101);
-                }
-                let _e105 = active_133_;
-                saved_140_ = _e105;
-                let _e108 = r5_;
-                let _e110 = saved_140_;
-                let _e111 = (_e110 && _e108);
-                taken_141_ = _e111;
-                active_133_ = _e111;
                 {
-                    let _e115 = active_133_;
-                    let _e117 = broken_137_;
-                    broken_137_ = (_e117 || _e115);
-                    active_133_ = false;
-                }
-                let _e123 = saved_140_;
-                let _e125 = taken_141_;
-                let _e129 = exited_134_;
-                let _e131 = broken_137_;
-                let _e133 = continued_138_;
-                active_133_ = ((_e123 && !(_e125)) && !((_e129 || (_e131 || _e133))));
-                {
-                }
-                let _e140 = saved_140_;
-                let _e142 = exited_134_;
-                let _e144 = broken_137_;
-                let _e146 = continued_138_;
-                active_133_ = (_e140 && !((_e142 || (_e144 || _e146))));
-                let _e153 = active_133_;
-                if _e153 {
-                    let _e155 = e_3_;
-                    r6_ = (_e155 / 1i);
-                }
-                let _e160 = active_133_;
-                if _e160 {
-                    let _e162 = r6_;
-                    r7_ = (_e162 % 1024i);
-                }
-                let _e167 = active_133_;
-                if _e167 {
-                    let _e171 = r7_;
-                    tile0_keys[bitcast<u32>(_e171)] = 4294967295u;
-                }
-            }
-            continuing {
-                let _e176 = entry_136_;
-                continued_138_ = false;
-                let _e180 = exited_134_;
-                let _e182 = broken_137_;
-                let _e184 = continued_138_;
-                active_133_ = (_e176 && !((_e180 || (_e182 || _e184))));
-                {
-                    let _e191 = active_133_;
-                    if _e191 {
-                        let _e193 = e_3_;
-                        let _e195 = r2_;
-                        e_3_ = (_e193 + _e195);
+                    let _e36 = e_3_;
+                    r4_ = (_e36 < 1024i);
+                    let _e41 = r4_;
+                    r5_ = !(_e41);
+                    let _e45 = r5_;
+                    if _e45 {
+                        left_136_ = true;
+                        break;
                     }
+                    let _e49 = e_3_;
+                    r6_ = (_e49 / 1i);
+                    let _e54 = r6_;
+                    r7_ = (_e54 % 1024i);
+                    let _e61 = r7_;
+                    tile0_keys[bitcast<u32>(_e61)] = 4294967295u;
+                }
+                continuing {
+                    let _e66 = e_3_;
+                    let _e68 = r2_;
+                    e_3_ = (_e66 + _e68);
                 }
             }
+            let _e72 = left_136_;
+            if !(_e72) {
+                loop_guard[0u] = 2147483649u;
+            }
         }
-        let _e199 = left_139_;
-        if !(_e199) {
-            loop_guard[0u] = 2147483649u;
-        }
-        let _e206 = entry_136_;
-        let _e208 = exited_134_;
-        active_133_ = (_e206 && !(_e208));
         storageBarrier();
         workgroupBarrier();
-        let _e213 = active_133_;
-        if _e213 {
+        let _e79 = active_133_;
+        if _e79 {
             r8_ = 256i;
-        }
-        let _e217 = active_133_;
-        if _e217 {
             e_9_ = i32(local_index);
-        }
-        let _e222 = active_133_;
-        entry_142_ = _e222;
-        broken_143_ = false;
-        left_145_ = false;
-        loop {
-            continued_144_ = false;
-            let _e232 = entry_142_;
-            let _e234 = exited_134_;
-            let _e236 = broken_143_;
-            let _e238 = continued_144_;
-            active_133_ = (_e232 && !((_e234 || (_e236 || _e238))));
-            let _e245 = vote_number_135_;
-            vote_number_135_ = (_e245 + 1u);
-            let _e250 = active_133_;
-            if _e250 {
-                let _e253 = vote_number_135_;
-                atomicMax((&workgroup_votes), _e253);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e258 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e258;
-            }
-            let _e261 = workgroupUniformLoad((&workgroup_any));
-            let _e263 = vote_number_135_;
-            if (u32((_e261 == _e263)) == 0u) {
-                left_145_ = true;
-                break;
-            }
-            let _e271 = active_133_;
-            if _e271 {
-                let _e281 = trips_132_;
-                let _e283 = (_e281 + 1u);
-                trips_132_ = _e283;
-                if (_e283 > 4096u) {
+            left_137_ = false;
+            loop {
+                let _e95 = trips_132_;
+                let _e97 = (_e95 + 1u);
+                trips_132_ = _e97;
+                if (_e97 > 4096u) {
                     loop_guard[0u] = 2u;
-                    exited_134_ = true;
-                    active_133_ = false;
+                    left_137_ = true;
+                    break;
                 }
-            }
-            {
-                let _e287 = active_133_;
-                if _e287 {
-                    let _e289 = e_9_;
-                    r10_ = (_e289 < 1024i);
-                }
-                let _e294 = active_133_;
-                if _e294 {
-                    let _e296 = r10_;
-                    r11_ = !(_e296);
-                }
-                let _e300 = active_133_;
-                saved_146_ = _e300;
-                let _e303 = r11_;
-                let _e305 = saved_146_;
-                let _e306 = (_e305 && _e303);
-                taken_147_ = _e306;
-                active_133_ = _e306;
                 {
-                    let _e310 = active_133_;
-                    let _e312 = broken_143_;
-                    broken_143_ = (_e312 || _e310);
-                    active_133_ = false;
-                }
-                let _e318 = saved_146_;
-                let _e320 = taken_147_;
-                let _e324 = exited_134_;
-                let _e326 = broken_143_;
-                let _e328 = continued_144_;
-                active_133_ = ((_e318 && !(_e320)) && !((_e324 || (_e326 || _e328))));
-                {
-                }
-                let _e335 = saved_146_;
-                let _e337 = exited_134_;
-                let _e339 = broken_143_;
-                let _e341 = continued_144_;
-                active_133_ = (_e335 && !((_e337 || (_e339 || _e341))));
-                let _e348 = active_133_;
-                if _e348 {
-                    let _e350 = e_9_;
-                    r12_ = (_e350 / 1i);
-                }
-                let _e355 = active_133_;
-                if _e355 {
-                    let _e357 = r12_;
-                    r13_ = (_e357 % 1024i);
-                }
-                let _e362 = active_133_;
-                if _e362 {
-                    let _e366 = r13_;
-                    tile1_moved[bitcast<u32>(_e366)] = 0u;
-                }
-            }
-            continuing {
-                let _e371 = entry_142_;
-                continued_144_ = false;
-                let _e375 = exited_134_;
-                let _e377 = broken_143_;
-                let _e379 = continued_144_;
-                active_133_ = (_e371 && !((_e375 || (_e377 || _e379))));
-                {
-                    let _e386 = active_133_;
-                    if _e386 {
-                        let _e388 = e_9_;
-                        let _e390 = r8_;
-                        e_9_ = (_e388 + _e390);
+                    let _e101 = e_9_;
+                    r10_ = (_e101 < 1024i);
+                    let _e106 = r10_;
+                    r11_ = !(_e106);
+                    let _e110 = r11_;
+                    if _e110 {
+                        left_137_ = true;
+                        break;
                     }
+                    let _e114 = e_9_;
+                    r12_ = (_e114 / 1i);
+                    let _e119 = r12_;
+                    r13_ = (_e119 % 1024i);
+                    let _e126 = r13_;
+                    tile1_moved[bitcast<u32>(_e126)] = 0u;
+                }
+                continuing {
+                    let _e131 = e_9_;
+                    let _e133 = r8_;
+                    e_9_ = (_e131 + _e133);
                 }
             }
+            let _e137 = left_137_;
+            if !(_e137) {
+                loop_guard[0u] = 2147483650u;
+            }
         }
-        let _e394 = left_145_;
-        if !(_e394) {
-            loop_guard[0u] = 2147483650u;
-        }
-        let _e401 = entry_142_;
-        let _e403 = exited_134_;
-        active_133_ = (_e401 && !(_e403));
         storageBarrier();
         workgroupBarrier();
-        let _e408 = active_133_;
-        if _e408 {
+        let _e144 = active_133_;
+        if _e144 {
             r14_ = 4i;
-        }
-        let _e412 = active_133_;
-        if _e412 {
             r15_ = 1i;
-        }
-        let _e416 = active_133_;
-        if _e416 {
             k_16_ = 0i;
-        }
-        let _e420 = active_133_;
-        entry_148_ = _e420;
-        broken_149_ = false;
-        left_151_ = false;
-        loop {
-            continued_150_ = false;
-            let _e430 = entry_148_;
-            let _e432 = exited_134_;
-            let _e434 = broken_149_;
-            let _e436 = continued_150_;
-            active_133_ = (_e430 && !((_e432 || (_e434 || _e436))));
-            let _e443 = vote_number_135_;
-            vote_number_135_ = (_e443 + 1u);
-            let _e448 = active_133_;
-            if _e448 {
-                let _e451 = vote_number_135_;
-                atomicMax((&workgroup_votes), _e451);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e456 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e456;
-            }
-            let _e459 = workgroupUniformLoad((&workgroup_any));
-            let _e461 = vote_number_135_;
-            if (u32((_e459 == _e461)) == 0u) {
-                left_151_ = true;
-                break;
-            }
-            let _e469 = active_133_;
-            if _e469 {
-                let _e479 = trips_132_;
-                let _e481 = (_e479 + 1u);
-                trips_132_ = _e481;
-                if (_e481 > 4096u) {
+            left_138_ = false;
+            loop {
+                let _e161 = trips_132_;
+                let _e163 = (_e161 + 1u);
+                trips_132_ = _e163;
+                if (_e163 > 4096u) {
                     loop_guard[0u] = 3u;
-                    exited_134_ = true;
-                    active_133_ = false;
+                    left_138_ = true;
+                    break;
+                }
+                {
+                    let _e167 = k_16_;
+                    r17_ = (_e167 < 4i);
+                    let _e172 = r17_;
+                    r18_ = !(_e172);
+                    let _e176 = r18_;
+                    if _e176 {
+                        left_138_ = true;
+                        break;
+                    }
+                    let _e181 = t_1_;
+                    r19_ = (4i * _e181);
+                    let _e185 = r19_;
+                    let _e187 = k_16_;
+                    r20_ = (_e185 + _e187);
+                    let _e191 = r20_;
+                    i_21_ = _e191;
+                    let _e195 = params.N;
+                    r22_ = _e195;
+                    let _e198 = i_21_;
+                    let _e200 = r22_;
+                    r23_ = (_e198 < _e200);
+                    let _e204 = r23_;
+                    if _e204 {
+                        let _e209 = i_21_;
+                        let _e213 = X[bitcast<u32>(_e209)];
+                        r24_ = _e213;
+                        let _e216 = r24_;
+                        r25_ = bitcast<u32>(_e216);
+                        let _e220 = r25_;
+                        bits_26_ = _e220;
+                        let _e223 = bits_26_;
+                        r27_ = (_e223 >> bitcast<u32>(31u));
+                        let _e229 = r27_;
+                        r28_ = (_e229 == 1u);
+                        let _e234 = bits_26_;
+                        r29_ = ~(_e234);
+                        let _e238 = bits_26_;
+                        r30_ = (_e238 | 2147483648u);
+                        let _e243 = r28_;
+                        let _e245 = r29_;
+                        let _e247 = r30_;
+                        r31_ = select(_e247, _e245, _e243);
+                        let _e251 = r31_;
+                        let _e254 = i_21_;
+                        tile0_keys[bitcast<u32>(_e254)] = _e251;
+                    }
+                }
+                continuing {
+                    let _e259 = k_16_;
+                    k_16_ = (_e259 + 1i);
                 }
             }
-            {
-                let _e485 = active_133_;
-                if _e485 {
-                    let _e487 = k_16_;
-                    r17_ = (_e487 < 4i);
-                }
-                let _e492 = active_133_;
-                if _e492 {
-                    let _e494 = r17_;
-                    r18_ = !(_e494);
-                }
-                let _e498 = active_133_;
-                saved_152_ = _e498;
-                let _e501 = r18_;
-                let _e503 = saved_152_;
-                let _e504 = (_e503 && _e501);
-                taken_153_ = _e504;
-                active_133_ = _e504;
-                {
-                    let _e508 = active_133_;
-                    let _e510 = broken_149_;
-                    broken_149_ = (_e510 || _e508);
-                    active_133_ = false;
-                }
-                let _e516 = saved_152_;
-                let _e518 = taken_153_;
-                let _e522 = exited_134_;
-                let _e524 = broken_149_;
-                let _e526 = continued_150_;
-                active_133_ = ((_e516 && !(_e518)) && !((_e522 || (_e524 || _e526))));
-                {
-                }
-                let _e533 = saved_152_;
-                let _e535 = exited_134_;
-                let _e537 = broken_149_;
-                let _e539 = continued_150_;
-                active_133_ = (_e533 && !((_e535 || (_e537 || _e539))));
-                let _e546 = active_133_;
-                if _e546 {
-                    let _e549 = t_1_;
-                    r19_ = (4i * _e549);
-                }
-                let _e553 = active_133_;
-                if _e553 {
-                    let _e555 = r19_;
-                    let _e557 = k_16_;
-                    r20_ = (_e555 + _e557);
-                }
-                let _e561 = active_133_;
-                if _e561 {
-                    let _e563 = r20_;
-                    i_21_ = _e563;
-                }
-                let _e566 = active_133_;
-                if _e566 {
-                    let _e569 = params.N;
-                    r22_ = _e569;
-                }
-                let _e572 = active_133_;
-                if _e572 {
-                    let _e574 = i_21_;
-                    let _e576 = r22_;
-                    r23_ = (_e574 < _e576);
-                }
-                let _e580 = active_133_;
-                saved_154_ = _e580;
-                let _e583 = r23_;
-                let _e585 = saved_154_;
-                let _e586 = (_e585 && _e583);
-                taken_155_ = _e586;
-                active_133_ = _e586;
-                {
-                    let _e590 = active_133_;
-                    if _e590 {
-                        let _e595 = i_21_;
-                        let _e599 = X[bitcast<u32>(_e595)];
-                        r24_ = _e599;
-                    }
-                    let _e602 = active_133_;
-                    if _e602 {
-                        let _e604 = r24_;
-                        r25_ = bitcast<u32>(_e604);
-                    }
-                    let _e608 = active_133_;
-                    if _e608 {
-                        let _e610 = r25_;
-                        bits_26_ = _e610;
-                    }
-                    let _e613 = active_133_;
-                    if _e613 {
-                        let _e615 = bits_26_;
-                        r27_ = (_e615 >> bitcast<u32>(31u));
-                    }
-                    let _e621 = active_133_;
-                    if _e621 {
-                        let _e623 = r27_;
-                        r28_ = (_e623 == 1u);
-                    }
-                    let _e628 = active_133_;
-                    if _e628 {
-                        let _e630 = bits_26_;
-                        r29_ = ~(_e630);
-                    }
-                    let _e634 = active_133_;
-                    if _e634 {
-                        let _e636 = bits_26_;
-                        r30_ = (_e636 | 2147483648u);
-                    }
-                    let _e641 = active_133_;
-                    if _e641 {
-                        let _e643 = r28_;
-                        let _e645 = r29_;
-                        let _e647 = r30_;
-                        r31_ = select(_e647, _e645, _e643);
-                    }
-                    let _e651 = active_133_;
-                    if _e651 {
-                        let _e653 = r31_;
-                        let _e656 = i_21_;
-                        tile0_keys[bitcast<u32>(_e656)] = _e653;
-                    }
-                }
-                let _e661 = saved_154_;
-                let _e663 = taken_155_;
-                let _e667 = exited_134_;
-                let _e669 = broken_149_;
-                let _e671 = continued_150_;
-                active_133_ = ((_e661 && !(_e663)) && !((_e667 || (_e669 || _e671))));
-                {
-                }
-                let _e678 = saved_154_;
-                let _e680 = exited_134_;
-                let _e682 = broken_149_;
-                let _e684 = continued_150_;
-                active_133_ = (_e678 && !((_e680 || (_e682 || _e684))));
-            }
-            continuing {
-                let _e691 = entry_148_;
-                continued_150_ = false;
-                let _e695 = exited_134_;
-                let _e697 = broken_149_;
-                let _e699 = continued_150_;
-                active_133_ = (_e691 && !((_e695 || (_e697 || _e699))));
-                {
-                    let _e706 = active_133_;
-                    if _e706 {
-                        let _e708 = k_16_;
-                        k_16_ = (_e708 + 1i);
-                    }
-                }
+            let _e264 = left_138_;
+            if !(_e264) {
+                loop_guard[0u] = 2147483651u;
             }
         }
-        let _e713 = left_151_;
-        if !(_e713) {
-            loop_guard[0u] = 2147483651u;
-        }
-        let _e720 = entry_148_;
-        let _e722 = exited_134_;
-        active_133_ = (_e720 && !(_e722));
         storageBarrier();
         workgroupBarrier();
-        let _e727 = active_133_;
-        if _e727 {
+        let _e271 = active_133_;
+        if _e271 {
             r32_ = 32i;
-        }
-        let _e731 = active_133_;
-        if _e731 {
             r33_ = 1i;
-        }
-        let _e735 = active_133_;
-        if _e735 {
             b_34_ = 0i;
         }
-        let _e739 = active_133_;
-        entry_156_ = _e739;
-        broken_157_ = false;
-        left_159_ = false;
+        let _e279 = active_133_;
+        entry_139_ = _e279;
+        broken_140_ = false;
+        left_142_ = false;
         loop {
-            continued_158_ = false;
-            let _e749 = entry_156_;
-            let _e751 = exited_134_;
-            let _e753 = broken_157_;
-            let _e755 = continued_158_;
-            active_133_ = (_e749 && !((_e751 || (_e753 || _e755))));
-            let _e762 = vote_number_135_;
-            vote_number_135_ = (_e762 + 1u);
-            let _e767 = active_133_;
-            if _e767 {
-                let _e770 = vote_number_135_;
-                atomicMax((&workgroup_votes), _e770);
+            continued_141_ = false;
+            let _e289 = entry_139_;
+            let _e291 = exited_134_;
+            let _e293 = broken_140_;
+            let _e295 = continued_141_;
+            active_133_ = (_e289 && !((_e291 || (_e293 || _e295))));
+            let _e302 = vote_number_135_;
+            vote_number_135_ = (_e302 + 1u);
+            let _e307 = active_133_;
+            if _e307 {
+                let _e310 = vote_number_135_;
+                atomicMax((&workgroup_votes), _e310);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e775 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e775;
+                let _e315 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e315;
             }
-            let _e778 = workgroupUniformLoad((&workgroup_any));
-            let _e780 = vote_number_135_;
-            if (u32((_e778 == _e780)) == 0u) {
-                left_159_ = true;
+            let _e318 = workgroupUniformLoad((&workgroup_any));
+            let _e320 = vote_number_135_;
+            if (u32((_e318 == _e320)) == 0u) {
+                left_142_ = true;
                 break;
             }
-            let _e788 = active_133_;
-            if _e788 {
-                let _e798 = trips_132_;
-                let _e800 = (_e798 + 1u);
-                trips_132_ = _e800;
-                if (_e800 > 4096u) {
+            let _e328 = active_133_;
+            if _e328 {
+                let _e338 = trips_132_;
+                let _e340 = (_e338 + 1u);
+                trips_132_ = _e340;
+                if (_e340 > 4096u) {
                     loop_guard[0u] = 4u;
                     exited_134_ = true;
                     active_133_ = false;
                 }
             }
             {
-                let _e804 = active_133_;
-                if _e804 {
-                    let _e806 = b_34_;
-                    r35_ = (_e806 < 32i);
+                let _e344 = active_133_;
+                if _e344 {
+                    let _e346 = b_34_;
+                    r35_ = (_e346 < 32i);
+                    let _e351 = r35_;
+                    r36_ = !(_e351);
                 }
-                let _e811 = active_133_;
-                if _e811 {
-                    let _e813 = r35_;
-                    r36_ = !(_e813);
-                }
-                let _e817 = active_133_;
-                saved_160_ = _e817;
-                let _e820 = r36_;
-                let _e822 = saved_160_;
-                let _e823 = (_e822 && _e820);
-                taken_161_ = _e823;
-                active_133_ = _e823;
+                let _e355 = active_133_;
+                saved_143_ = _e355;
+                let _e358 = r36_;
+                let _e360 = saved_143_;
+                let _e361 = (_e360 && _e358);
+                taken_144_ = _e361;
+                active_133_ = _e361;
                 {
-                    let _e827 = active_133_;
-                    let _e829 = broken_157_;
-                    broken_157_ = (_e829 || _e827);
+                    let _e365 = active_133_;
+                    let _e367 = broken_140_;
+                    broken_140_ = (_e367 || _e365);
                     active_133_ = false;
                 }
-                let _e835 = saved_160_;
-                let _e837 = taken_161_;
-                let _e841 = exited_134_;
-                let _e843 = broken_157_;
-                let _e845 = continued_158_;
-                active_133_ = ((_e835 && !(_e837)) && !((_e841 || (_e843 || _e845))));
+                let _e373 = saved_143_;
+                let _e375 = taken_144_;
+                let _e379 = exited_134_;
+                let _e381 = broken_140_;
+                let _e383 = continued_141_;
+                active_133_ = ((_e373 && !(_e375)) && !((_e379 || (_e381 || _e383))));
                 {
                 }
-                let _e852 = saved_160_;
-                let _e854 = exited_134_;
-                let _e856 = broken_157_;
-                let _e858 = continued_158_;
-                active_133_ = (_e852 && !((_e854 || (_e856 || _e858))));
-                let _e865 = active_133_;
-                if _e865 {
+                let _e390 = saved_143_;
+                let _e392 = exited_134_;
+                let _e394 = broken_140_;
+                let _e396 = continued_141_;
+                active_133_ = (_e390 && !((_e392 || (_e394 || _e396))));
+                let _e403 = active_133_;
+                if _e403 {
                     zeros_37_ = 0u;
-                }
-                let _e869 = active_133_;
-                if _e869 {
                     r38_ = 4i;
-                }
-                let _e873 = active_133_;
-                if _e873 {
                     r39_ = 1i;
-                }
-                let _e877 = active_133_;
-                if _e877 {
                     k_40_ = 0i;
-                }
-                let _e881 = active_133_;
-                entry_162_ = _e881;
-                broken_163_ = false;
-                left_165_ = false;
-                loop {
-                    continued_164_ = false;
-                    let _e891 = entry_162_;
-                    let _e893 = exited_134_;
-                    let _e895 = broken_163_;
-                    let _e897 = continued_164_;
-                    active_133_ = (_e891 && !((_e893 || (_e895 || _e897))));
-                    let _e904 = vote_number_135_;
-                    vote_number_135_ = (_e904 + 1u);
-                    let _e909 = active_133_;
-                    if _e909 {
-                        let _e912 = vote_number_135_;
-                        atomicMax((&workgroup_votes), _e912);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e917 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e917;
-                    }
-                    let _e920 = workgroupUniformLoad((&workgroup_any));
-                    let _e922 = vote_number_135_;
-                    if (u32((_e920 == _e922)) == 0u) {
-                        left_165_ = true;
-                        break;
-                    }
-                    let _e930 = active_133_;
-                    if _e930 {
-                        let _e940 = trips_132_;
-                        let _e942 = (_e940 + 1u);
-                        trips_132_ = _e942;
-                        if (_e942 > 4096u) {
+                    left_145_ = false;
+                    loop {
+                        let _e422 = trips_132_;
+                        let _e424 = (_e422 + 1u);
+                        trips_132_ = _e424;
+                        if (_e424 > 4096u) {
                             loop_guard[0u] = 5u;
-                            exited_134_ = true;
-                            active_133_ = false;
+                            left_145_ = true;
+                            break;
                         }
-                    }
-                    {
-                        let _e946 = active_133_;
-                        if _e946 {
-                            let _e948 = k_40_;
-                            r41_ = (_e948 < 4i);
-                        }
-                        let _e953 = active_133_;
-                        if _e953 {
-                            let _e955 = r41_;
-                            r42_ = !(_e955);
-                        }
-                        let _e959 = active_133_;
-                        saved_166_ = _e959;
-                        let _e962 = r42_;
-                        let _e964 = saved_166_;
-                        let _e965 = (_e964 && _e962);
-                        taken_167_ = _e965;
-                        active_133_ = _e965;
                         {
-                            let _e969 = active_133_;
-                            let _e971 = broken_163_;
-                            broken_163_ = (_e971 || _e969);
-                            active_133_ = false;
-                        }
-                        let _e977 = saved_166_;
-                        let _e979 = taken_167_;
-                        let _e983 = exited_134_;
-                        let _e985 = broken_163_;
-                        let _e987 = continued_164_;
-                        active_133_ = ((_e977 && !(_e979)) && !((_e983 || (_e985 || _e987))));
-                        {
-                        }
-                        let _e994 = saved_166_;
-                        let _e996 = exited_134_;
-                        let _e998 = broken_163_;
-                        let _e1000 = continued_164_;
-                        active_133_ = (_e994 && !((_e996 || (_e998 || _e1000))));
-                        let _e1007 = active_133_;
-                        if _e1007 {
-                            let _e1010 = t_1_;
-                            r43_ = (4i * _e1010);
-                        }
-                        let _e1014 = active_133_;
-                        if _e1014 {
-                            let _e1016 = r43_;
-                            let _e1018 = k_40_;
-                            r44_ = (_e1016 + _e1018);
-                        }
-                        let _e1022 = active_133_;
-                        if _e1022 {
-                            let _e1025 = r44_;
-                            let _e1029 = tile0_keys[bitcast<u32>(_e1025)];
-                            r45_ = _e1029;
-                        }
-                        let _e1032 = active_133_;
-                        if _e1032 {
-                            let _e1034 = b_34_;
-                            r46_ = u32(_e1034);
-                        }
-                        let _e1038 = active_133_;
-                        if _e1038 {
-                            let _e1040 = r45_;
-                            let _e1042 = r46_;
-                            r47_ = (_e1040 >> bitcast<u32>(_e1042));
-                        }
-                        let _e1047 = active_133_;
-                        if _e1047 {
-                            let _e1049 = r47_;
-                            r48_ = (_e1049 & 1u);
-                        }
-                        let _e1054 = active_133_;
-                        if _e1054 {
-                            let _e1057 = r48_;
-                            r49_ = (1u - _e1057);
-                        }
-                        let _e1061 = active_133_;
-                        if _e1061 {
-                            let _e1063 = zeros_37_;
-                            let _e1065 = r49_;
-                            r50_ = (_e1063 + _e1065);
-                        }
-                        let _e1069 = active_133_;
-                        if _e1069 {
-                            let _e1071 = r50_;
-                            zeros_37_ = _e1071;
-                        }
-                    }
-                    continuing {
-                        let _e1074 = entry_162_;
-                        continued_164_ = false;
-                        let _e1078 = exited_134_;
-                        let _e1080 = broken_163_;
-                        let _e1082 = continued_164_;
-                        active_133_ = (_e1074 && !((_e1078 || (_e1080 || _e1082))));
-                        {
-                            let _e1089 = active_133_;
-                            if _e1089 {
-                                let _e1091 = k_40_;
-                                k_40_ = (_e1091 + 1i);
+                            let _e428 = k_40_;
+                            r41_ = (_e428 < 4i);
+                            let _e433 = r41_;
+                            r42_ = !(_e433);
+                            let _e437 = r42_;
+                            if _e437 {
+                                left_145_ = true;
+                                break;
                             }
+                            let _e442 = t_1_;
+                            r43_ = (4i * _e442);
+                            let _e446 = r43_;
+                            let _e448 = k_40_;
+                            r44_ = (_e446 + _e448);
+                            let _e453 = r44_;
+                            let _e457 = tile0_keys[bitcast<u32>(_e453)];
+                            r45_ = _e457;
+                            let _e460 = b_34_;
+                            r46_ = u32(_e460);
+                            let _e464 = r45_;
+                            let _e466 = r46_;
+                            r47_ = (_e464 >> bitcast<u32>(_e466));
+                            let _e471 = r47_;
+                            r48_ = (_e471 & 1u);
+                            let _e477 = r48_;
+                            r49_ = (1u - _e477);
+                            let _e481 = zeros_37_;
+                            let _e483 = r49_;
+                            r50_ = (_e481 + _e483);
+                            let _e487 = r50_;
+                            zeros_37_ = _e487;
+                        }
+                        continuing {
+                            let _e490 = k_40_;
+                            k_40_ = (_e490 + 1i);
                         }
                     }
+                    let _e495 = left_145_;
+                    if !(_e495) {
+                        loop_guard[0u] = 2147483653u;
+                    }
                 }
-                let _e1096 = left_165_;
-                if !(_e1096) {
-                    loop_guard[0u] = 2147483653u;
-                }
-                let _e1103 = entry_162_;
-                let _e1105 = exited_134_;
-                let _e1107 = broken_157_;
-                let _e1109 = continued_158_;
-                active_133_ = (_e1103 && !((_e1105 || (_e1107 || _e1109))));
                 storageBarrier();
                 workgroupBarrier();
                 workgroupBarrier();
-                let _e1116 = zeros_37_;
-                let _e1118 = active_133_;
-                let _e1121 = select(0u, bitcast<u32>(_e1116), _e1118);
-                scan_168_ = _e1121;
-                lane_values[bitcast<u32>(i32(local_index))] = _e1121;
+                let _e502 = zeros_37_;
+                let _e504 = active_133_;
+                let _e507 = select(0u, bitcast<u32>(_e502), _e504);
+                scan_146_ = _e507;
+                lane_values[bitcast<u32>(i32(local_index))] = _e507;
                 workgroupBarrier();
-                let _e1133 = i32(local_index);
-                let _e1135 = ((i32(local_index) % 32i) >= 1i);
-                let _e1141 = lane_values[bitcast<u32>(select(_e1133, (_e1133 - 1i), _e1135))];
-                let _e1143 = scan_168_;
-                scan_168_ = select(_e1143, bitcast<u32>((_e1141 + _e1143)), _e1135);
+                let _e519 = i32(local_index);
+                let _e521 = ((i32(local_index) % 32i) >= 1i);
+                let _e527 = lane_values[bitcast<u32>(select(_e519, (_e519 - 1i), _e521))];
+                let _e529 = scan_146_;
+                scan_146_ = select(_e529, bitcast<u32>((_e527 + _e529)), _e521);
                 workgroupBarrier();
-                let _e1149 = scan_168_;
-                lane_values[bitcast<u32>(_e1133)] = _e1149;
+                let _e535 = scan_146_;
+                lane_values[bitcast<u32>(_e519)] = _e535;
                 workgroupBarrier();
-                let _e1158 = i32(local_index);
-                let _e1160 = ((i32(local_index) % 32i) >= 2i);
-                let _e1166 = lane_values[bitcast<u32>(select(_e1158, (_e1158 - 2i), _e1160))];
-                let _e1168 = scan_168_;
-                scan_168_ = select(_e1168, bitcast<u32>((_e1166 + _e1168)), _e1160);
+                let _e544 = i32(local_index);
+                let _e546 = ((i32(local_index) % 32i) >= 2i);
+                let _e552 = lane_values[bitcast<u32>(select(_e544, (_e544 - 2i), _e546))];
+                let _e554 = scan_146_;
+                scan_146_ = select(_e554, bitcast<u32>((_e552 + _e554)), _e546);
                 workgroupBarrier();
-                let _e1174 = scan_168_;
-                lane_values[bitcast<u32>(_e1158)] = _e1174;
+                let _e560 = scan_146_;
+                lane_values[bitcast<u32>(_e544)] = _e560;
                 workgroupBarrier();
-                let _e1183 = i32(local_index);
-                let _e1185 = ((i32(local_index) % 32i) >= 4i);
-                let _e1191 = lane_values[bitcast<u32>(select(_e1183, (_e1183 - 4i), _e1185))];
-                let _e1193 = scan_168_;
-                scan_168_ = select(_e1193, bitcast<u32>((_e1191 + _e1193)), _e1185);
+                let _e569 = i32(local_index);
+                let _e571 = ((i32(local_index) % 32i) >= 4i);
+                let _e577 = lane_values[bitcast<u32>(select(_e569, (_e569 - 4i), _e571))];
+                let _e579 = scan_146_;
+                scan_146_ = select(_e579, bitcast<u32>((_e577 + _e579)), _e571);
                 workgroupBarrier();
-                let _e1199 = scan_168_;
-                lane_values[bitcast<u32>(_e1183)] = _e1199;
+                let _e585 = scan_146_;
+                lane_values[bitcast<u32>(_e569)] = _e585;
                 workgroupBarrier();
-                let _e1208 = i32(local_index);
-                let _e1210 = ((i32(local_index) % 32i) >= 8i);
-                let _e1216 = lane_values[bitcast<u32>(select(_e1208, (_e1208 - 8i), _e1210))];
-                let _e1218 = scan_168_;
-                scan_168_ = select(_e1218, bitcast<u32>((_e1216 + _e1218)), _e1210);
+                let _e594 = i32(local_index);
+                let _e596 = ((i32(local_index) % 32i) >= 8i);
+                let _e602 = lane_values[bitcast<u32>(select(_e594, (_e594 - 8i), _e596))];
+                let _e604 = scan_146_;
+                scan_146_ = select(_e604, bitcast<u32>((_e602 + _e604)), _e596);
                 workgroupBarrier();
-                let _e1224 = scan_168_;
-                lane_values[bitcast<u32>(_e1208)] = _e1224;
+                let _e610 = scan_146_;
+                lane_values[bitcast<u32>(_e594)] = _e610;
                 workgroupBarrier();
-                let _e1233 = i32(local_index);
-                let _e1235 = ((i32(local_index) % 32i) >= 16i);
-                let _e1241 = lane_values[bitcast<u32>(select(_e1233, (_e1233 - 16i), _e1235))];
-                let _e1243 = scan_168_;
-                scan_168_ = select(_e1243, bitcast<u32>((_e1241 + _e1243)), _e1235);
+                let _e619 = i32(local_index);
+                let _e621 = ((i32(local_index) % 32i) >= 16i);
+                let _e627 = lane_values[bitcast<u32>(select(_e619, (_e619 - 16i), _e621))];
+                let _e629 = scan_146_;
+                scan_146_ = select(_e629, bitcast<u32>((_e627 + _e629)), _e621);
                 workgroupBarrier();
-                let _e1249 = scan_168_;
-                lane_values[bitcast<u32>(_e1233)] = _e1249;
-                let _e1254 = scan_168_;
-                let _e1256 = active_133_;
-                if _e1256 {
-                    r51_ = _e1254;
+                let _e635 = scan_146_;
+                lane_values[bitcast<u32>(_e619)] = _e635;
+                let _e640 = scan_146_;
+                let _e642 = active_133_;
+                if _e642 {
+                    r51_ = _e640;
                 }
-                let _e1259 = active_133_;
-                if _e1259 {
+                let _e645 = active_133_;
+                if _e645 {
                     r52_ = (i32(local_index) % 32i);
-                }
-                let _e1266 = active_133_;
-                if _e1266 {
                     r53_ = 32i;
-                }
-                let _e1270 = active_133_;
-                if _e1270 {
                     r54_ = (i32(local_index) / 32i);
-                }
-                let _e1277 = active_133_;
-                if _e1277 {
                     r55_ = 256i;
-                }
-                let _e1281 = active_133_;
-                if _e1281 {
-                    let _e1283 = r54_;
-                    let _e1285 = r53_;
-                    r56_ = (_e1283 * _e1285);
-                }
-                let _e1289 = active_133_;
-                if _e1289 {
-                    let _e1291 = r55_;
-                    let _e1293 = r56_;
-                    r57_ = (_e1291 - _e1293);
-                }
-                let _e1297 = active_133_;
-                if _e1297 {
-                    let _e1299 = r53_;
-                    let _e1301 = r57_;
-                    r58_ = min(_e1299, _e1301);
-                }
-                let _e1305 = active_133_;
-                if _e1305 {
-                    let _e1307 = r58_;
-                    r59_ = (_e1307 - 1i);
-                }
-                let _e1312 = active_133_;
-                if _e1312 {
-                    let _e1314 = r52_;
-                    let _e1316 = r59_;
-                    r60_ = (_e1314 == _e1316);
-                }
-                let _e1320 = active_133_;
-                saved_169_ = _e1320;
-                let _e1323 = r60_;
-                let _e1325 = saved_169_;
-                let _e1326 = (_e1325 && _e1323);
-                taken_170_ = _e1326;
-                active_133_ = _e1326;
-                {
-                    let _e1330 = active_133_;
-                    if _e1330 {
-                        let _e1332 = r51_;
-                        let _e1335 = r54_;
-                        tile2_warp_totals[bitcast<u32>(_e1335)] = _e1332;
+                    let _e661 = r54_;
+                    let _e663 = r53_;
+                    r56_ = (_e661 * _e663);
+                    let _e667 = r55_;
+                    let _e669 = r56_;
+                    r57_ = (_e667 - _e669);
+                    let _e673 = r53_;
+                    let _e675 = r57_;
+                    r58_ = min(_e673, _e675);
+                    let _e679 = r58_;
+                    r59_ = (_e679 - 1i);
+                    let _e684 = r52_;
+                    let _e686 = r59_;
+                    r60_ = (_e684 == _e686);
+                    let _e690 = r60_;
+                    if _e690 {
+                        let _e692 = r51_;
+                        let _e695 = r54_;
+                        tile2_warp_totals[bitcast<u32>(_e695)] = _e692;
                     }
                 }
-                let _e1340 = saved_169_;
-                let _e1342 = taken_170_;
-                let _e1346 = exited_134_;
-                let _e1348 = broken_157_;
-                let _e1350 = continued_158_;
-                active_133_ = ((_e1340 && !(_e1342)) && !((_e1346 || (_e1348 || _e1350))));
-                {
-                }
-                let _e1357 = saved_169_;
-                let _e1359 = exited_134_;
-                let _e1361 = broken_157_;
-                let _e1363 = continued_158_;
-                active_133_ = (_e1357 && !((_e1359 || (_e1361 || _e1363))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e1370 = active_133_;
-                if _e1370 {
-                    let _e1372 = r54_;
-                    r61_ = (_e1372 == 0i);
+                let _e700 = active_133_;
+                if _e700 {
+                    let _e702 = r54_;
+                    r61_ = (_e702 == 0i);
                 }
-                let _e1377 = active_133_;
-                saved_171_ = _e1377;
-                let _e1380 = r61_;
-                let _e1382 = saved_171_;
-                let _e1383 = (_e1382 && _e1380);
-                taken_172_ = _e1383;
-                active_133_ = _e1383;
+                let _e707 = active_133_;
+                saved_147_ = _e707;
+                let _e710 = r61_;
+                let _e712 = saved_147_;
+                let _e713 = (_e712 && _e710);
+                taken_148_ = _e713;
+                active_133_ = _e713;
                 {
-                    let _e1387 = active_133_;
-                    if _e1387 {
+                    let _e717 = active_133_;
+                    if _e717 {
                         r62_ = 8i;
-                    }
-                    let _e1391 = active_133_;
-                    if _e1391 {
                         carry_63_ = 0u;
-                    }
-                    let _e1395 = active_133_;
-                    if _e1395 {
                         base_64_ = 0i;
                     }
-                    let _e1399 = active_133_;
-                    entry_173_ = _e1399;
-                    broken_174_ = false;
-                    left_176_ = false;
+                    let _e725 = active_133_;
+                    entry_149_ = _e725;
+                    broken_150_ = false;
+                    left_152_ = false;
                     loop {
-                        continued_175_ = false;
-                        let _e1409 = entry_173_;
-                        let _e1411 = exited_134_;
-                        let _e1413 = broken_174_;
-                        let _e1415 = continued_175_;
-                        active_133_ = (_e1409 && !((_e1411 || (_e1413 || _e1415))));
-                        let _e1422 = vote_number_135_;
-                        vote_number_135_ = (_e1422 + 1u);
-                        let _e1427 = active_133_;
-                        if _e1427 {
-                            let _e1430 = vote_number_135_;
-                            atomicMax((&workgroup_votes), _e1430);
+                        continued_151_ = false;
+                        let _e735 = entry_149_;
+                        let _e737 = exited_134_;
+                        let _e739 = broken_150_;
+                        let _e741 = continued_151_;
+                        active_133_ = (_e735 && !((_e737 || (_e739 || _e741))));
+                        let _e748 = vote_number_135_;
+                        vote_number_135_ = (_e748 + 1u);
+                        let _e753 = active_133_;
+                        if _e753 {
+                            let _e756 = vote_number_135_;
+                            atomicMax((&workgroup_votes), _e756);
                         }
                         workgroupBarrier();
                         if (local_index == 0u) {
-                            let _e1435 = atomicLoad((&workgroup_votes));
-                            workgroup_any = _e1435;
+                            let _e761 = atomicLoad((&workgroup_votes));
+                            workgroup_any = _e761;
                         }
-                        let _e1438 = workgroupUniformLoad((&workgroup_any));
-                        let _e1440 = vote_number_135_;
-                        if (u32((_e1438 == _e1440)) == 0u) {
-                            left_176_ = true;
+                        let _e764 = workgroupUniformLoad((&workgroup_any));
+                        let _e766 = vote_number_135_;
+                        if (u32((_e764 == _e766)) == 0u) {
+                            left_152_ = true;
                             break;
                         }
-                        let _e1448 = active_133_;
-                        if _e1448 {
-                            let _e1458 = trips_132_;
-                            let _e1460 = (_e1458 + 1u);
-                            trips_132_ = _e1460;
-                            if (_e1460 > 4096u) {
+                        let _e774 = active_133_;
+                        if _e774 {
+                            let _e784 = trips_132_;
+                            let _e786 = (_e784 + 1u);
+                            trips_132_ = _e786;
+                            if (_e786 > 4096u) {
                                 loop_guard[0u] = 6u;
                                 exited_134_ = true;
                                 active_133_ = false;
                             }
                         }
                         {
-                            let _e1464 = active_133_;
-                            if _e1464 {
-                                let _e1466 = base_64_;
-                                let _e1468 = r62_;
-                                r65_ = (_e1466 < _e1468);
+                            let _e790 = active_133_;
+                            if _e790 {
+                                let _e792 = base_64_;
+                                let _e794 = r62_;
+                                r65_ = (_e792 < _e794);
+                                let _e798 = r65_;
+                                r66_ = !(_e798);
                             }
-                            let _e1472 = active_133_;
-                            if _e1472 {
-                                let _e1474 = r65_;
-                                r66_ = !(_e1474);
-                            }
-                            let _e1478 = active_133_;
-                            saved_177_ = _e1478;
-                            let _e1481 = r66_;
-                            let _e1483 = saved_177_;
-                            let _e1484 = (_e1483 && _e1481);
-                            taken_178_ = _e1484;
-                            active_133_ = _e1484;
+                            let _e802 = active_133_;
+                            saved_153_ = _e802;
+                            let _e805 = r66_;
+                            let _e807 = saved_153_;
+                            let _e808 = (_e807 && _e805);
+                            taken_154_ = _e808;
+                            active_133_ = _e808;
                             {
-                                let _e1488 = active_133_;
-                                let _e1490 = broken_174_;
-                                broken_174_ = (_e1490 || _e1488);
+                                let _e812 = active_133_;
+                                let _e814 = broken_150_;
+                                broken_150_ = (_e814 || _e812);
                                 active_133_ = false;
                             }
-                            let _e1496 = saved_177_;
-                            let _e1498 = taken_178_;
-                            let _e1502 = exited_134_;
-                            let _e1504 = broken_174_;
-                            let _e1506 = continued_175_;
-                            active_133_ = ((_e1496 && !(_e1498)) && !((_e1502 || (_e1504 || _e1506))));
+                            let _e820 = saved_153_;
+                            let _e822 = taken_154_;
+                            let _e826 = exited_134_;
+                            let _e828 = broken_150_;
+                            let _e830 = continued_151_;
+                            active_133_ = ((_e820 && !(_e822)) && !((_e826 || (_e828 || _e830))));
                             {
                             }
-                            let _e1513 = saved_177_;
-                            let _e1515 = exited_134_;
-                            let _e1517 = broken_174_;
-                            let _e1519 = continued_175_;
-                            active_133_ = (_e1513 && !((_e1515 || (_e1517 || _e1519))));
-                            let _e1526 = active_133_;
-                            if _e1526 {
-                                let _e1528 = base_64_;
-                                let _e1530 = r52_;
-                                r67_ = (_e1528 + _e1530);
-                            }
-                            let _e1534 = active_133_;
-                            if _e1534 {
-                                let _e1536 = r67_;
-                                let _e1538 = r62_;
-                                r68_ = (_e1536 < _e1538);
-                            }
-                            let _e1542 = active_133_;
-                            if _e1542 {
+                            let _e837 = saved_153_;
+                            let _e839 = exited_134_;
+                            let _e841 = broken_150_;
+                            let _e843 = continued_151_;
+                            active_133_ = (_e837 && !((_e839 || (_e841 || _e843))));
+                            let _e850 = active_133_;
+                            if _e850 {
+                                let _e852 = base_64_;
+                                let _e854 = r52_;
+                                r67_ = (_e852 + _e854);
+                                let _e858 = r67_;
+                                let _e860 = r62_;
+                                r68_ = (_e858 < _e860);
                                 total_69_ = 0u;
-                            }
-                            let _e1546 = active_133_;
-                            saved_179_ = _e1546;
-                            let _e1549 = r68_;
-                            let _e1551 = saved_179_;
-                            let _e1552 = (_e1551 && _e1549);
-                            taken_180_ = _e1552;
-                            active_133_ = _e1552;
-                            {
-                                let _e1556 = active_133_;
-                                if _e1556 {
-                                    let _e1559 = r67_;
-                                    let _e1563 = tile2_warp_totals[bitcast<u32>(_e1559)];
-                                    total_69_ = _e1563;
+                                let _e866 = r68_;
+                                if _e866 {
+                                    let _e869 = r67_;
+                                    let _e873 = tile2_warp_totals[bitcast<u32>(_e869)];
+                                    total_69_ = _e873;
                                 }
                             }
-                            let _e1566 = saved_179_;
-                            let _e1568 = taken_180_;
-                            let _e1572 = exited_134_;
-                            let _e1574 = broken_174_;
-                            let _e1576 = continued_175_;
-                            active_133_ = ((_e1566 && !(_e1568)) && !((_e1572 || (_e1574 || _e1576))));
-                            {
+                            workgroupBarrier();
+                            let _e876 = total_69_;
+                            let _e878 = active_133_;
+                            let _e881 = select(0u, bitcast<u32>(_e876), _e878);
+                            scan_155_ = _e881;
+                            lane_values[bitcast<u32>(i32(local_index))] = _e881;
+                            workgroupBarrier();
+                            let _e893 = i32(local_index);
+                            let _e895 = ((i32(local_index) % 32i) >= 1i);
+                            let _e901 = lane_values[bitcast<u32>(select(_e893, (_e893 - 1i), _e895))];
+                            let _e903 = scan_155_;
+                            scan_155_ = select(_e903, bitcast<u32>((_e901 + _e903)), _e895);
+                            workgroupBarrier();
+                            let _e909 = scan_155_;
+                            lane_values[bitcast<u32>(_e893)] = _e909;
+                            workgroupBarrier();
+                            let _e918 = i32(local_index);
+                            let _e920 = ((i32(local_index) % 32i) >= 2i);
+                            let _e926 = lane_values[bitcast<u32>(select(_e918, (_e918 - 2i), _e920))];
+                            let _e928 = scan_155_;
+                            scan_155_ = select(_e928, bitcast<u32>((_e926 + _e928)), _e920);
+                            workgroupBarrier();
+                            let _e934 = scan_155_;
+                            lane_values[bitcast<u32>(_e918)] = _e934;
+                            workgroupBarrier();
+                            let _e943 = i32(local_index);
+                            let _e945 = ((i32(local_index) % 32i) >= 4i);
+                            let _e951 = lane_values[bitcast<u32>(select(_e943, (_e943 - 4i), _e945))];
+                            let _e953 = scan_155_;
+                            scan_155_ = select(_e953, bitcast<u32>((_e951 + _e953)), _e945);
+                            workgroupBarrier();
+                            let _e959 = scan_155_;
+                            lane_values[bitcast<u32>(_e943)] = _e959;
+                            workgroupBarrier();
+                            let _e968 = i32(local_index);
+                            let _e970 = ((i32(local_index) % 32i) >= 8i);
+                            let _e976 = lane_values[bitcast<u32>(select(_e968, (_e968 - 8i), _e970))];
+                            let _e978 = scan_155_;
+                            scan_155_ = select(_e978, bitcast<u32>((_e976 + _e978)), _e970);
+                            workgroupBarrier();
+                            let _e984 = scan_155_;
+                            lane_values[bitcast<u32>(_e968)] = _e984;
+                            workgroupBarrier();
+                            let _e993 = i32(local_index);
+                            let _e995 = ((i32(local_index) % 32i) >= 16i);
+                            let _e1001 = lane_values[bitcast<u32>(select(_e993, (_e993 - 16i), _e995))];
+                            let _e1003 = scan_155_;
+                            scan_155_ = select(_e1003, bitcast<u32>((_e1001 + _e1003)), _e995);
+                            workgroupBarrier();
+                            let _e1009 = scan_155_;
+                            lane_values[bitcast<u32>(_e993)] = _e1009;
+                            let _e1014 = scan_155_;
+                            let _e1016 = active_133_;
+                            if _e1016 {
+                                r70_ = _e1014;
                             }
-                            let _e1583 = saved_179_;
-                            let _e1585 = exited_134_;
-                            let _e1587 = broken_174_;
-                            let _e1589 = continued_175_;
-                            active_133_ = (_e1583 && !((_e1585 || (_e1587 || _e1589))));
-                            workgroupBarrier();
-                            let _e1596 = total_69_;
-                            let _e1598 = active_133_;
-                            let _e1601 = select(0u, bitcast<u32>(_e1596), _e1598);
-                            scan_181_ = _e1601;
-                            lane_values[bitcast<u32>(i32(local_index))] = _e1601;
-                            workgroupBarrier();
-                            let _e1613 = i32(local_index);
-                            let _e1615 = ((i32(local_index) % 32i) >= 1i);
-                            let _e1621 = lane_values[bitcast<u32>(select(_e1613, (_e1613 - 1i), _e1615))];
-                            let _e1623 = scan_181_;
-                            scan_181_ = select(_e1623, bitcast<u32>((_e1621 + _e1623)), _e1615);
-                            workgroupBarrier();
-                            let _e1629 = scan_181_;
-                            lane_values[bitcast<u32>(_e1613)] = _e1629;
-                            workgroupBarrier();
-                            let _e1638 = i32(local_index);
-                            let _e1640 = ((i32(local_index) % 32i) >= 2i);
-                            let _e1646 = lane_values[bitcast<u32>(select(_e1638, (_e1638 - 2i), _e1640))];
-                            let _e1648 = scan_181_;
-                            scan_181_ = select(_e1648, bitcast<u32>((_e1646 + _e1648)), _e1640);
-                            workgroupBarrier();
-                            let _e1654 = scan_181_;
-                            lane_values[bitcast<u32>(_e1638)] = _e1654;
-                            workgroupBarrier();
-                            let _e1663 = i32(local_index);
-                            let _e1665 = ((i32(local_index) % 32i) >= 4i);
-                            let _e1671 = lane_values[bitcast<u32>(select(_e1663, (_e1663 - 4i), _e1665))];
-                            let _e1673 = scan_181_;
-                            scan_181_ = select(_e1673, bitcast<u32>((_e1671 + _e1673)), _e1665);
-                            workgroupBarrier();
-                            let _e1679 = scan_181_;
-                            lane_values[bitcast<u32>(_e1663)] = _e1679;
-                            workgroupBarrier();
-                            let _e1688 = i32(local_index);
-                            let _e1690 = ((i32(local_index) % 32i) >= 8i);
-                            let _e1696 = lane_values[bitcast<u32>(select(_e1688, (_e1688 - 8i), _e1690))];
-                            let _e1698 = scan_181_;
-                            scan_181_ = select(_e1698, bitcast<u32>((_e1696 + _e1698)), _e1690);
-                            workgroupBarrier();
-                            let _e1704 = scan_181_;
-                            lane_values[bitcast<u32>(_e1688)] = _e1704;
-                            workgroupBarrier();
-                            let _e1713 = i32(local_index);
-                            let _e1715 = ((i32(local_index) % 32i) >= 16i);
-                            let _e1721 = lane_values[bitcast<u32>(select(_e1713, (_e1713 - 16i), _e1715))];
-                            let _e1723 = scan_181_;
-                            scan_181_ = select(_e1723, bitcast<u32>((_e1721 + _e1723)), _e1715);
-                            workgroupBarrier();
-                            let _e1729 = scan_181_;
-                            lane_values[bitcast<u32>(_e1713)] = _e1729;
-                            let _e1734 = scan_181_;
-                            let _e1736 = active_133_;
-                            if _e1736 {
-                                r70_ = _e1734;
-                            }
-                            let _e1739 = active_133_;
-                            if _e1739 {
-                                let _e1741 = r70_;
-                                let _e1743 = carry_63_;
-                                r71_ = (_e1741 + _e1743);
-                            }
-                            let _e1747 = active_133_;
-                            saved_182_ = _e1747;
-                            let _e1750 = r68_;
-                            let _e1752 = saved_182_;
-                            let _e1753 = (_e1752 && _e1750);
-                            taken_183_ = _e1753;
-                            active_133_ = _e1753;
-                            {
-                                let _e1757 = active_133_;
-                                if _e1757 {
-                                    let _e1759 = r71_;
-                                    let _e1762 = r67_;
-                                    tile2_warp_totals[bitcast<u32>(_e1762)] = _e1759;
+                            let _e1019 = active_133_;
+                            if _e1019 {
+                                let _e1021 = r70_;
+                                let _e1023 = carry_63_;
+                                r71_ = (_e1021 + _e1023);
+                                let _e1027 = r68_;
+                                if _e1027 {
+                                    let _e1029 = r71_;
+                                    let _e1032 = r67_;
+                                    tile2_warp_totals[bitcast<u32>(_e1032)] = _e1029;
                                 }
-                            }
-                            let _e1767 = saved_182_;
-                            let _e1769 = taken_183_;
-                            let _e1773 = exited_134_;
-                            let _e1775 = broken_174_;
-                            let _e1777 = continued_175_;
-                            active_133_ = ((_e1767 && !(_e1769)) && !((_e1773 || (_e1775 || _e1777))));
-                            {
-                            }
-                            let _e1784 = saved_182_;
-                            let _e1786 = exited_134_;
-                            let _e1788 = broken_174_;
-                            let _e1790 = continued_175_;
-                            active_133_ = (_e1784 && !((_e1786 || (_e1788 || _e1790))));
-                            let _e1797 = active_133_;
-                            if _e1797 {
-                                let _e1799 = r53_;
-                                r72_ = (_e1799 - 1i);
+                                let _e1037 = r53_;
+                                r72_ = (_e1037 - 1i);
                             }
                             workgroupBarrier();
-                            let _e1804 = r71_;
-                            lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1804);
-                            let _e1815 = active_133_;
-                            lane_active[local_index] = u32(_e1815);
+                            let _e1042 = r71_;
+                            lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1042);
+                            let _e1053 = active_133_;
+                            lane_active[local_index] = u32(_e1053);
                             workgroupBarrier();
-                            let _e1818 = active_133_;
-                            if _e1818 {
-                                let _e1824 = i32(local_index);
-                                let _e1827 = r72_;
-                                let _e1831 = (((_e1827 % 32i) + 32i) % 32i);
-                                let _e1836 = ((_e1824 - (i32(local_index) % 32i)) + _e1831);
-                                let _e1839 = (((_e1831 >= 0i) && (_e1831 < 32i)) && (_e1836 < 256i));
-                                let _e1840 = select(_e1824, _e1836, _e1839);
-                                let _e1844 = lane_active[bitcast<u32>(_e1840)];
-                                let _e1851 = lane_values[bitcast<u32>(_e1840)];
-                                let _e1855 = lane_values[bitcast<u32>(_e1824)];
-                                carry_63_ = select(_e1855, _e1851, (_e1839 && (_e1844 != 0u)));
+                            let _e1056 = active_133_;
+                            if _e1056 {
+                                let _e1062 = i32(local_index);
+                                let _e1065 = r72_;
+                                let _e1069 = (((_e1065 % 32i) + 32i) % 32i);
+                                let _e1074 = ((_e1062 - (i32(local_index) % 32i)) + _e1069);
+                                let _e1077 = (((_e1069 >= 0i) && (_e1069 < 32i)) && (_e1074 < 256i));
+                                let _e1078 = select(_e1062, _e1074, _e1077);
+                                let _e1082 = lane_active[bitcast<u32>(_e1078)];
+                                let _e1089 = lane_values[bitcast<u32>(_e1078)];
+                                let _e1093 = lane_values[bitcast<u32>(_e1062)];
+                                carry_63_ = select(_e1093, _e1089, (_e1077 && (_e1082 != 0u)));
                             }
                         }
                         continuing {
-                            let _e1859 = entry_173_;
-                            continued_175_ = false;
-                            let _e1863 = exited_134_;
-                            let _e1865 = broken_174_;
-                            let _e1867 = continued_175_;
-                            active_133_ = (_e1859 && !((_e1863 || (_e1865 || _e1867))));
+                            let _e1097 = entry_149_;
+                            continued_151_ = false;
+                            let _e1101 = exited_134_;
+                            let _e1103 = broken_150_;
+                            let _e1105 = continued_151_;
+                            active_133_ = (_e1097 && !((_e1101 || (_e1103 || _e1105))));
                             {
-                                let _e1874 = active_133_;
-                                if _e1874 {
-                                    let _e1876 = base_64_;
-                                    let _e1878 = r53_;
-                                    base_64_ = (_e1876 + _e1878);
+                                let _e1112 = active_133_;
+                                if _e1112 {
+                                    let _e1114 = base_64_;
+                                    let _e1116 = r53_;
+                                    base_64_ = (_e1114 + _e1116);
                                 }
                             }
                         }
                     }
-                    let _e1882 = left_176_;
-                    if !(_e1882) {
+                    let _e1120 = left_152_;
+                    if !(_e1120) {
                         loop_guard[0u] = 2147483654u;
                     }
-                    let _e1889 = entry_173_;
-                    let _e1891 = exited_134_;
-                    let _e1893 = broken_157_;
-                    let _e1895 = continued_158_;
-                    active_133_ = (_e1889 && !((_e1891 || (_e1893 || _e1895))));
+                    let _e1127 = entry_149_;
+                    let _e1129 = exited_134_;
+                    let _e1131 = broken_140_;
+                    let _e1133 = continued_141_;
+                    active_133_ = (_e1127 && !((_e1129 || (_e1131 || _e1133))));
                 }
-                let _e1902 = saved_171_;
-                let _e1904 = taken_172_;
-                let _e1908 = exited_134_;
-                let _e1910 = broken_157_;
-                let _e1912 = continued_158_;
-                active_133_ = ((_e1902 && !(_e1904)) && !((_e1908 || (_e1910 || _e1912))));
+                let _e1140 = saved_147_;
+                let _e1142 = taken_148_;
+                let _e1146 = exited_134_;
+                let _e1148 = broken_140_;
+                let _e1150 = continued_141_;
+                active_133_ = ((_e1140 && !(_e1142)) && !((_e1146 || (_e1148 || _e1150))));
                 {
                 }
-                let _e1919 = saved_171_;
-                let _e1921 = exited_134_;
-                let _e1923 = broken_157_;
-                let _e1925 = continued_158_;
-                active_133_ = (_e1919 && !((_e1921 || (_e1923 || _e1925))));
+                let _e1157 = saved_147_;
+                let _e1159 = exited_134_;
+                let _e1161 = broken_140_;
+                let _e1163 = continued_141_;
+                active_133_ = (_e1157 && !((_e1159 || (_e1161 || _e1163))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e1932 = active_133_;
-                if _e1932 {
-                    let _e1934 = r54_;
-                    r73_ = (_e1934 > 0i);
-                }
-                let _e1939 = active_133_;
-                if _e1939 {
-                    let _e1941 = r54_;
-                    r74_ = (_e1941 - 1i);
-                }
-                let _e1946 = active_133_;
-                if _e1946 {
-                    let _e1948 = r74_;
-                    r75_ = max(_e1948, 0i);
-                }
-                let _e1953 = active_133_;
-                if _e1953 {
-                    let _e1956 = r75_;
-                    let _e1960 = tile2_warp_totals[bitcast<u32>(_e1956)];
-                    r76_ = _e1960;
-                }
-                let _e1963 = active_133_;
-                if _e1963 {
-                    let _e1965 = r73_;
-                    let _e1967 = r76_;
-                    r77_ = select(0u, _e1967, _e1965);
-                }
-                let _e1972 = active_133_;
-                if _e1972 {
-                    let _e1974 = r51_;
-                    let _e1976 = r77_;
-                    r78_ = (_e1974 + _e1976);
-                }
-                let _e1980 = active_133_;
-                if _e1980 {
-                    let _e1982 = r78_;
-                    zeros_up_to_79_ = _e1982;
+                let _e1170 = active_133_;
+                if _e1170 {
+                    let _e1172 = r54_;
+                    r73_ = (_e1172 > 0i);
+                    let _e1177 = r54_;
+                    r74_ = (_e1177 - 1i);
+                    let _e1182 = r74_;
+                    r75_ = max(_e1182, 0i);
+                    let _e1188 = r75_;
+                    let _e1192 = tile2_warp_totals[bitcast<u32>(_e1188)];
+                    r76_ = _e1192;
+                    let _e1195 = r73_;
+                    let _e1197 = r76_;
+                    r77_ = select(0u, _e1197, _e1195);
+                    let _e1202 = r51_;
+                    let _e1204 = r77_;
+                    r78_ = (_e1202 + _e1204);
+                    let _e1208 = r78_;
+                    zeros_up_to_79_ = _e1208;
                 }
                 storageBarrier();
                 workgroupBarrier();
-                let _e1985 = zeros_37_;
-                let _e1987 = active_133_;
-                let _e1990 = select(0u, bitcast<u32>(_e1985), _e1987);
-                let _e1994 = (i32(local_index) % 32i);
-                let _e1997 = (i32(local_index) - _e1994);
-                let _e2001 = min(32i, (256i - _e1997));
-                tree_184_ = _e1990;
-                let _e2003 = (_e1997 + _e1994);
-                lane_values[bitcast<u32>(_e2003)] = _e1990;
+                let _e1211 = zeros_37_;
+                let _e1213 = active_133_;
+                let _e1216 = select(0u, bitcast<u32>(_e1211), _e1213);
+                let _e1220 = (i32(local_index) % 32i);
+                let _e1223 = (i32(local_index) - _e1220);
+                let _e1227 = min(32i, (256i - _e1223));
+                tree_156_ = _e1216;
+                let _e1229 = (_e1223 + _e1220);
+                lane_values[bitcast<u32>(_e1229)] = _e1216;
                 workgroupBarrier();
-                let _e2008 = (_e1994 + 16i);
-                let _e2009 = (_e2008 < _e2001);
-                let _e2015 = lane_values[bitcast<u32>(select(_e2003, (_e1997 + _e2008), _e2009))];
-                let _e2019 = tree_184_;
-                tree_184_ = bitcast<u32>((_e2019 + select(0u, _e2015, _e2009)));
+                let _e1234 = (_e1220 + 16i);
+                let _e1235 = (_e1234 < _e1227);
+                let _e1241 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1234), _e1235))];
+                let _e1245 = tree_156_;
+                tree_156_ = bitcast<u32>((_e1245 + select(0u, _e1241, _e1235)));
                 workgroupBarrier();
-                let _e2024 = tree_184_;
-                lane_values[bitcast<u32>(_e2003)] = _e2024;
+                let _e1250 = tree_156_;
+                lane_values[bitcast<u32>(_e1229)] = _e1250;
                 workgroupBarrier();
-                let _e2029 = (_e1994 + 8i);
-                let _e2030 = (_e2029 < _e2001);
-                let _e2036 = lane_values[bitcast<u32>(select(_e2003, (_e1997 + _e2029), _e2030))];
-                let _e2040 = tree_184_;
-                tree_184_ = bitcast<u32>((_e2040 + select(0u, _e2036, _e2030)));
+                let _e1255 = (_e1220 + 8i);
+                let _e1256 = (_e1255 < _e1227);
+                let _e1262 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1255), _e1256))];
+                let _e1266 = tree_156_;
+                tree_156_ = bitcast<u32>((_e1266 + select(0u, _e1262, _e1256)));
                 workgroupBarrier();
-                let _e2045 = tree_184_;
-                lane_values[bitcast<u32>(_e2003)] = _e2045;
+                let _e1271 = tree_156_;
+                lane_values[bitcast<u32>(_e1229)] = _e1271;
                 workgroupBarrier();
-                let _e2050 = (_e1994 + 4i);
-                let _e2051 = (_e2050 < _e2001);
-                let _e2057 = lane_values[bitcast<u32>(select(_e2003, (_e1997 + _e2050), _e2051))];
-                let _e2061 = tree_184_;
-                tree_184_ = bitcast<u32>((_e2061 + select(0u, _e2057, _e2051)));
+                let _e1276 = (_e1220 + 4i);
+                let _e1277 = (_e1276 < _e1227);
+                let _e1283 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1276), _e1277))];
+                let _e1287 = tree_156_;
+                tree_156_ = bitcast<u32>((_e1287 + select(0u, _e1283, _e1277)));
                 workgroupBarrier();
-                let _e2066 = tree_184_;
-                lane_values[bitcast<u32>(_e2003)] = _e2066;
+                let _e1292 = tree_156_;
+                lane_values[bitcast<u32>(_e1229)] = _e1292;
                 workgroupBarrier();
-                let _e2071 = (_e1994 + 2i);
-                let _e2072 = (_e2071 < _e2001);
-                let _e2078 = lane_values[bitcast<u32>(select(_e2003, (_e1997 + _e2071), _e2072))];
-                let _e2082 = tree_184_;
-                tree_184_ = bitcast<u32>((_e2082 + select(0u, _e2078, _e2072)));
+                let _e1297 = (_e1220 + 2i);
+                let _e1298 = (_e1297 < _e1227);
+                let _e1304 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1297), _e1298))];
+                let _e1308 = tree_156_;
+                tree_156_ = bitcast<u32>((_e1308 + select(0u, _e1304, _e1298)));
                 workgroupBarrier();
-                let _e2087 = tree_184_;
-                lane_values[bitcast<u32>(_e2003)] = _e2087;
+                let _e1313 = tree_156_;
+                lane_values[bitcast<u32>(_e1229)] = _e1313;
                 workgroupBarrier();
-                let _e2092 = (_e1994 + 1i);
-                let _e2093 = (_e2092 < _e2001);
-                let _e2099 = lane_values[bitcast<u32>(select(_e2003, (_e1997 + _e2092), _e2093))];
-                let _e2103 = tree_184_;
-                tree_184_ = bitcast<u32>((_e2103 + select(0u, _e2099, _e2093)));
+                let _e1318 = (_e1220 + 1i);
+                let _e1319 = (_e1318 < _e1227);
+                let _e1325 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1318), _e1319))];
+                let _e1329 = tree_156_;
+                tree_156_ = bitcast<u32>((_e1329 + select(0u, _e1325, _e1319)));
                 workgroupBarrier();
-                let _e2108 = tree_184_;
-                lane_values[bitcast<u32>(_e2003)] = _e2108;
+                let _e1334 = tree_156_;
+                lane_values[bitcast<u32>(_e1229)] = _e1334;
                 workgroupBarrier();
-                let _e2115 = lane_values[bitcast<u32>(_e1997)];
+                let _e1341 = lane_values[bitcast<u32>(_e1223)];
                 workgroupBarrier();
                 if ((i32(local_index) % 32i) == 0i) {
-                    lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e2115;
+                    lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e1341;
                 }
                 workgroupBarrier();
-                let _e2130 = i32(local_index);
-                let _e2132 = (_e2130 < 8i);
-                let _e2137 = lane_values[bitcast<u32>(select(0i, _e2130, _e2132))];
-                let _e2139 = select(0u, _e2137, _e2132);
-                tree_185_ = _e2139;
-                let _e2141 = (0i + _e2130);
-                lane_values[bitcast<u32>(_e2141)] = _e2139;
+                let _e1356 = i32(local_index);
+                let _e1358 = (_e1356 < 8i);
+                let _e1363 = lane_values[bitcast<u32>(select(0i, _e1356, _e1358))];
+                let _e1365 = select(0u, _e1363, _e1358);
+                tree_157_ = _e1365;
+                let _e1367 = (0i + _e1356);
+                lane_values[bitcast<u32>(_e1367)] = _e1365;
                 workgroupBarrier();
-                let _e2146 = (_e2130 + 4i);
-                let _e2147 = (_e2146 < 8i);
-                let _e2153 = lane_values[bitcast<u32>(select(_e2141, (0i + _e2146), _e2147))];
-                let _e2157 = tree_185_;
-                tree_185_ = bitcast<u32>((_e2157 + select(0u, _e2153, _e2147)));
+                let _e1372 = (_e1356 + 4i);
+                let _e1373 = (_e1372 < 8i);
+                let _e1379 = lane_values[bitcast<u32>(select(_e1367, (0i + _e1372), _e1373))];
+                let _e1383 = tree_157_;
+                tree_157_ = bitcast<u32>((_e1383 + select(0u, _e1379, _e1373)));
                 workgroupBarrier();
-                let _e2162 = tree_185_;
-                lane_values[bitcast<u32>(_e2141)] = _e2162;
+                let _e1388 = tree_157_;
+                lane_values[bitcast<u32>(_e1367)] = _e1388;
                 workgroupBarrier();
-                let _e2167 = (_e2130 + 2i);
-                let _e2168 = (_e2167 < 8i);
-                let _e2174 = lane_values[bitcast<u32>(select(_e2141, (0i + _e2167), _e2168))];
-                let _e2178 = tree_185_;
-                tree_185_ = bitcast<u32>((_e2178 + select(0u, _e2174, _e2168)));
+                let _e1393 = (_e1356 + 2i);
+                let _e1394 = (_e1393 < 8i);
+                let _e1400 = lane_values[bitcast<u32>(select(_e1367, (0i + _e1393), _e1394))];
+                let _e1404 = tree_157_;
+                tree_157_ = bitcast<u32>((_e1404 + select(0u, _e1400, _e1394)));
                 workgroupBarrier();
-                let _e2183 = tree_185_;
-                lane_values[bitcast<u32>(_e2141)] = _e2183;
+                let _e1409 = tree_157_;
+                lane_values[bitcast<u32>(_e1367)] = _e1409;
                 workgroupBarrier();
-                let _e2188 = (_e2130 + 1i);
-                let _e2189 = (_e2188 < 8i);
-                let _e2195 = lane_values[bitcast<u32>(select(_e2141, (0i + _e2188), _e2189))];
-                let _e2199 = tree_185_;
-                tree_185_ = bitcast<u32>((_e2199 + select(0u, _e2195, _e2189)));
+                let _e1414 = (_e1356 + 1i);
+                let _e1415 = (_e1414 < 8i);
+                let _e1421 = lane_values[bitcast<u32>(select(_e1367, (0i + _e1414), _e1415))];
+                let _e1425 = tree_157_;
+                tree_157_ = bitcast<u32>((_e1425 + select(0u, _e1421, _e1415)));
                 workgroupBarrier();
-                let _e2204 = tree_185_;
-                lane_values[bitcast<u32>(_e2141)] = _e2204;
+                let _e1430 = tree_157_;
+                lane_values[bitcast<u32>(_e1367)] = _e1430;
                 workgroupBarrier();
-                let _e2211 = lane_values[bitcast<u32>(0i)];
-                let _e2213 = active_133_;
-                if _e2213 {
-                    r80_ = _e2211;
+                let _e1437 = lane_values[bitcast<u32>(0i)];
+                let _e1439 = active_133_;
+                if _e1439 {
+                    r80_ = _e1437;
                 }
-                let _e2216 = active_133_;
-                if _e2216 {
-                    let _e2218 = r80_;
-                    all_zeros_81_ = _e2218;
-                }
-                let _e2221 = active_133_;
-                if _e2221 {
-                    let _e2223 = zeros_up_to_79_;
-                    let _e2225 = zeros_37_;
-                    r82_ = (_e2223 - _e2225);
-                }
-                let _e2229 = active_133_;
-                if _e2229 {
-                    let _e2231 = r82_;
-                    zero_at_83_ = _e2231;
-                }
-                let _e2234 = active_133_;
-                if _e2234 {
-                    let _e2237 = t_1_;
-                    r84_ = (4i * _e2237);
-                }
-                let _e2241 = active_133_;
-                if _e2241 {
-                    let _e2243 = r84_;
-                    r85_ = u32(_e2243);
-                }
-                let _e2247 = active_133_;
-                if _e2247 {
-                    let _e2249 = all_zeros_81_;
-                    let _e2251 = r85_;
-                    r86_ = (_e2249 + _e2251);
-                }
-                let _e2255 = active_133_;
-                if _e2255 {
-                    let _e2257 = r86_;
-                    let _e2259 = zero_at_83_;
-                    r87_ = (_e2257 - _e2259);
-                }
-                let _e2263 = active_133_;
-                if _e2263 {
-                    let _e2265 = r87_;
-                    one_at_88_ = _e2265;
-                }
-                let _e2268 = active_133_;
-                if _e2268 {
+                let _e1442 = active_133_;
+                if _e1442 {
+                    let _e1444 = r80_;
+                    all_zeros_81_ = _e1444;
+                    let _e1447 = zeros_up_to_79_;
+                    let _e1449 = zeros_37_;
+                    r82_ = (_e1447 - _e1449);
+                    let _e1453 = r82_;
+                    zero_at_83_ = _e1453;
+                    let _e1457 = t_1_;
+                    r84_ = (4i * _e1457);
+                    let _e1461 = r84_;
+                    r85_ = u32(_e1461);
+                    let _e1465 = all_zeros_81_;
+                    let _e1467 = r85_;
+                    r86_ = (_e1465 + _e1467);
+                    let _e1471 = r86_;
+                    let _e1473 = zero_at_83_;
+                    r87_ = (_e1471 - _e1473);
+                    let _e1477 = r87_;
+                    one_at_88_ = _e1477;
                     r89_ = 4i;
-                }
-                let _e2272 = active_133_;
-                if _e2272 {
                     r90_ = 1i;
-                }
-                let _e2276 = active_133_;
-                if _e2276 {
                     k_91_ = 0i;
-                }
-                let _e2280 = active_133_;
-                entry_186_ = _e2280;
-                broken_187_ = false;
-                left_189_ = false;
-                loop {
-                    continued_188_ = false;
-                    let _e2290 = entry_186_;
-                    let _e2292 = exited_134_;
-                    let _e2294 = broken_187_;
-                    let _e2296 = continued_188_;
-                    active_133_ = (_e2290 && !((_e2292 || (_e2294 || _e2296))));
-                    let _e2303 = vote_number_135_;
-                    vote_number_135_ = (_e2303 + 1u);
-                    let _e2308 = active_133_;
-                    if _e2308 {
-                        let _e2311 = vote_number_135_;
-                        atomicMax((&workgroup_votes), _e2311);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e2316 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e2316;
-                    }
-                    let _e2319 = workgroupUniformLoad((&workgroup_any));
-                    let _e2321 = vote_number_135_;
-                    if (u32((_e2319 == _e2321)) == 0u) {
-                        left_189_ = true;
-                        break;
-                    }
-                    let _e2329 = active_133_;
-                    if _e2329 {
-                        let _e2339 = trips_132_;
-                        let _e2341 = (_e2339 + 1u);
-                        trips_132_ = _e2341;
-                        if (_e2341 > 4096u) {
+                    left_158_ = false;
+                    loop {
+                        let _e1495 = trips_132_;
+                        let _e1497 = (_e1495 + 1u);
+                        trips_132_ = _e1497;
+                        if (_e1497 > 4096u) {
                             loop_guard[0u] = 7u;
-                            exited_134_ = true;
-                            active_133_ = false;
+                            left_158_ = true;
+                            break;
+                        }
+                        {
+                            let _e1501 = k_91_;
+                            r92_ = (_e1501 < 4i);
+                            let _e1506 = r92_;
+                            r93_ = !(_e1506);
+                            let _e1510 = r93_;
+                            if _e1510 {
+                                left_158_ = true;
+                                break;
+                            }
+                            let _e1515 = t_1_;
+                            r94_ = (4i * _e1515);
+                            let _e1519 = r94_;
+                            let _e1521 = k_91_;
+                            r95_ = (_e1519 + _e1521);
+                            let _e1526 = r95_;
+                            let _e1530 = tile0_keys[bitcast<u32>(_e1526)];
+                            r96_ = _e1530;
+                            let _e1533 = r96_;
+                            key_97_ = _e1533;
+                            let _e1536 = b_34_;
+                            r98_ = u32(_e1536);
+                            let _e1540 = key_97_;
+                            let _e1542 = r98_;
+                            r99_ = (_e1540 >> bitcast<u32>(_e1542));
+                            let _e1547 = r99_;
+                            r100_ = (_e1547 & 1u);
+                            let _e1552 = r100_;
+                            r101_ = (_e1552 == 0u);
+                            let _e1557 = r101_;
+                            if _e1557 {
+                                let _e1559 = key_97_;
+                                let _e1562 = zero_at_83_;
+                                tile1_moved[bitcast<u32>(_e1562)] = _e1559;
+                                let _e1567 = zero_at_83_;
+                                r102_ = (_e1567 + 1u);
+                                let _e1572 = r102_;
+                                zero_at_83_ = _e1572;
+                            } else {
+                                let _e1575 = key_97_;
+                                let _e1578 = one_at_88_;
+                                tile1_moved[bitcast<u32>(_e1578)] = _e1575;
+                                let _e1583 = one_at_88_;
+                                r103_ = (_e1583 + 1u);
+                                let _e1588 = r103_;
+                                one_at_88_ = _e1588;
+                            }
+                        }
+                        continuing {
+                            let _e1591 = k_91_;
+                            k_91_ = (_e1591 + 1i);
                         }
                     }
-                    {
-                        let _e2345 = active_133_;
-                        if _e2345 {
-                            let _e2347 = k_91_;
-                            r92_ = (_e2347 < 4i);
-                        }
-                        let _e2352 = active_133_;
-                        if _e2352 {
-                            let _e2354 = r92_;
-                            r93_ = !(_e2354);
-                        }
-                        let _e2358 = active_133_;
-                        saved_190_ = _e2358;
-                        let _e2361 = r93_;
-                        let _e2363 = saved_190_;
-                        let _e2364 = (_e2363 && _e2361);
-                        taken_191_ = _e2364;
-                        active_133_ = _e2364;
-                        {
-                            let _e2368 = active_133_;
-                            let _e2370 = broken_187_;
-                            broken_187_ = (_e2370 || _e2368);
-                            active_133_ = false;
-                        }
-                        let _e2376 = saved_190_;
-                        let _e2378 = taken_191_;
-                        let _e2382 = exited_134_;
-                        let _e2384 = broken_187_;
-                        let _e2386 = continued_188_;
-                        active_133_ = ((_e2376 && !(_e2378)) && !((_e2382 || (_e2384 || _e2386))));
-                        {
-                        }
-                        let _e2393 = saved_190_;
-                        let _e2395 = exited_134_;
-                        let _e2397 = broken_187_;
-                        let _e2399 = continued_188_;
-                        active_133_ = (_e2393 && !((_e2395 || (_e2397 || _e2399))));
-                        let _e2406 = active_133_;
-                        if _e2406 {
-                            let _e2409 = t_1_;
-                            r94_ = (4i * _e2409);
-                        }
-                        let _e2413 = active_133_;
-                        if _e2413 {
-                            let _e2415 = r94_;
-                            let _e2417 = k_91_;
-                            r95_ = (_e2415 + _e2417);
-                        }
-                        let _e2421 = active_133_;
-                        if _e2421 {
-                            let _e2424 = r95_;
-                            let _e2428 = tile0_keys[bitcast<u32>(_e2424)];
-                            r96_ = _e2428;
-                        }
-                        let _e2431 = active_133_;
-                        if _e2431 {
-                            let _e2433 = r96_;
-                            key_97_ = _e2433;
-                        }
-                        let _e2436 = active_133_;
-                        if _e2436 {
-                            let _e2438 = b_34_;
-                            r98_ = u32(_e2438);
-                        }
-                        let _e2442 = active_133_;
-                        if _e2442 {
-                            let _e2444 = key_97_;
-                            let _e2446 = r98_;
-                            r99_ = (_e2444 >> bitcast<u32>(_e2446));
-                        }
-                        let _e2451 = active_133_;
-                        if _e2451 {
-                            let _e2453 = r99_;
-                            r100_ = (_e2453 & 1u);
-                        }
-                        let _e2458 = active_133_;
-                        if _e2458 {
-                            let _e2460 = r100_;
-                            r101_ = (_e2460 == 0u);
-                        }
-                        let _e2465 = active_133_;
-                        saved_192_ = _e2465;
-                        let _e2468 = r101_;
-                        let _e2470 = saved_192_;
-                        let _e2471 = (_e2470 && _e2468);
-                        taken_193_ = _e2471;
-                        active_133_ = _e2471;
-                        {
-                            let _e2475 = active_133_;
-                            if _e2475 {
-                                let _e2477 = key_97_;
-                                let _e2480 = zero_at_83_;
-                                tile1_moved[bitcast<u32>(_e2480)] = _e2477;
-                            }
-                            let _e2485 = active_133_;
-                            if _e2485 {
-                                let _e2487 = zero_at_83_;
-                                r102_ = (_e2487 + 1u);
-                            }
-                            let _e2492 = active_133_;
-                            if _e2492 {
-                                let _e2494 = r102_;
-                                zero_at_83_ = _e2494;
-                            }
-                        }
-                        let _e2497 = saved_192_;
-                        let _e2499 = taken_193_;
-                        let _e2503 = exited_134_;
-                        let _e2505 = broken_187_;
-                        let _e2507 = continued_188_;
-                        active_133_ = ((_e2497 && !(_e2499)) && !((_e2503 || (_e2505 || _e2507))));
-                        {
-                            let _e2514 = active_133_;
-                            if _e2514 {
-                                let _e2516 = key_97_;
-                                let _e2519 = one_at_88_;
-                                tile1_moved[bitcast<u32>(_e2519)] = _e2516;
-                            }
-                            let _e2524 = active_133_;
-                            if _e2524 {
-                                let _e2526 = one_at_88_;
-                                r103_ = (_e2526 + 1u);
-                            }
-                            let _e2531 = active_133_;
-                            if _e2531 {
-                                let _e2533 = r103_;
-                                one_at_88_ = _e2533;
-                            }
-                        }
-                        let _e2536 = saved_192_;
-                        let _e2538 = exited_134_;
-                        let _e2540 = broken_187_;
-                        let _e2542 = continued_188_;
-                        active_133_ = (_e2536 && !((_e2538 || (_e2540 || _e2542))));
-                    }
-                    continuing {
-                        let _e2549 = entry_186_;
-                        continued_188_ = false;
-                        let _e2553 = exited_134_;
-                        let _e2555 = broken_187_;
-                        let _e2557 = continued_188_;
-                        active_133_ = (_e2549 && !((_e2553 || (_e2555 || _e2557))));
-                        {
-                            let _e2564 = active_133_;
-                            if _e2564 {
-                                let _e2566 = k_91_;
-                                k_91_ = (_e2566 + 1i);
-                            }
-                        }
+                    let _e1596 = left_158_;
+                    if !(_e1596) {
+                        loop_guard[0u] = 2147483655u;
                     }
                 }
-                let _e2571 = left_189_;
-                if !(_e2571) {
-                    loop_guard[0u] = 2147483655u;
-                }
-                let _e2578 = entry_186_;
-                let _e2580 = exited_134_;
-                let _e2582 = broken_157_;
-                let _e2584 = continued_158_;
-                active_133_ = (_e2578 && !((_e2580 || (_e2582 || _e2584))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e2591 = active_133_;
-                if _e2591 {
+                let _e1603 = active_133_;
+                if _e1603 {
                     r104_ = 4i;
-                }
-                let _e2595 = active_133_;
-                if _e2595 {
                     r105_ = 1i;
-                }
-                let _e2599 = active_133_;
-                if _e2599 {
                     k_106_ = 0i;
-                }
-                let _e2603 = active_133_;
-                entry_194_ = _e2603;
-                broken_195_ = false;
-                left_197_ = false;
-                loop {
-                    continued_196_ = false;
-                    let _e2613 = entry_194_;
-                    let _e2615 = exited_134_;
-                    let _e2617 = broken_195_;
-                    let _e2619 = continued_196_;
-                    active_133_ = (_e2613 && !((_e2615 || (_e2617 || _e2619))));
-                    let _e2626 = vote_number_135_;
-                    vote_number_135_ = (_e2626 + 1u);
-                    let _e2631 = active_133_;
-                    if _e2631 {
-                        let _e2634 = vote_number_135_;
-                        atomicMax((&workgroup_votes), _e2634);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e2639 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e2639;
-                    }
-                    let _e2642 = workgroupUniformLoad((&workgroup_any));
-                    let _e2644 = vote_number_135_;
-                    if (u32((_e2642 == _e2644)) == 0u) {
-                        left_197_ = true;
-                        break;
-                    }
-                    let _e2652 = active_133_;
-                    if _e2652 {
-                        let _e2662 = trips_132_;
-                        let _e2664 = (_e2662 + 1u);
-                        trips_132_ = _e2664;
-                        if (_e2664 > 4096u) {
+                    left_159_ = false;
+                    loop {
+                        let _e1620 = trips_132_;
+                        let _e1622 = (_e1620 + 1u);
+                        trips_132_ = _e1622;
+                        if (_e1622 > 4096u) {
                             loop_guard[0u] = 8u;
-                            exited_134_ = true;
-                            active_133_ = false;
+                            left_159_ = true;
+                            break;
                         }
-                    }
-                    {
-                        let _e2668 = active_133_;
-                        if _e2668 {
-                            let _e2670 = k_106_;
-                            r107_ = (_e2670 < 4i);
-                        }
-                        let _e2675 = active_133_;
-                        if _e2675 {
-                            let _e2677 = r107_;
-                            r108_ = !(_e2677);
-                        }
-                        let _e2681 = active_133_;
-                        saved_198_ = _e2681;
-                        let _e2684 = r108_;
-                        let _e2686 = saved_198_;
-                        let _e2687 = (_e2686 && _e2684);
-                        taken_199_ = _e2687;
-                        active_133_ = _e2687;
                         {
-                            let _e2691 = active_133_;
-                            let _e2693 = broken_195_;
-                            broken_195_ = (_e2693 || _e2691);
-                            active_133_ = false;
-                        }
-                        let _e2699 = saved_198_;
-                        let _e2701 = taken_199_;
-                        let _e2705 = exited_134_;
-                        let _e2707 = broken_195_;
-                        let _e2709 = continued_196_;
-                        active_133_ = ((_e2699 && !(_e2701)) && !((_e2705 || (_e2707 || _e2709))));
-                        {
-                        }
-                        let _e2716 = saved_198_;
-                        let _e2718 = exited_134_;
-                        let _e2720 = broken_195_;
-                        let _e2722 = continued_196_;
-                        active_133_ = (_e2716 && !((_e2718 || (_e2720 || _e2722))));
-                        let _e2729 = active_133_;
-                        if _e2729 {
-                            let _e2732 = t_1_;
-                            r109_ = (4i * _e2732);
-                        }
-                        let _e2736 = active_133_;
-                        if _e2736 {
-                            let _e2738 = r109_;
-                            let _e2740 = k_106_;
-                            r110_ = (_e2738 + _e2740);
-                        }
-                        let _e2744 = active_133_;
-                        if _e2744 {
-                            let _e2747 = t_1_;
-                            r111_ = (4i * _e2747);
-                        }
-                        let _e2751 = active_133_;
-                        if _e2751 {
-                            let _e2753 = r111_;
-                            let _e2755 = k_106_;
-                            r112_ = (_e2753 + _e2755);
-                        }
-                        let _e2759 = active_133_;
-                        if _e2759 {
-                            let _e2762 = r112_;
-                            let _e2766 = tile1_moved[bitcast<u32>(_e2762)];
-                            r113_ = _e2766;
-                        }
-                        let _e2769 = active_133_;
-                        if _e2769 {
-                            let _e2771 = r113_;
-                            let _e2774 = r110_;
-                            tile0_keys[bitcast<u32>(_e2774)] = _e2771;
-                        }
-                    }
-                    continuing {
-                        let _e2779 = entry_194_;
-                        continued_196_ = false;
-                        let _e2783 = exited_134_;
-                        let _e2785 = broken_195_;
-                        let _e2787 = continued_196_;
-                        active_133_ = (_e2779 && !((_e2783 || (_e2785 || _e2787))));
-                        {
-                            let _e2794 = active_133_;
-                            if _e2794 {
-                                let _e2796 = k_106_;
-                                k_106_ = (_e2796 + 1i);
+                            let _e1626 = k_106_;
+                            r107_ = (_e1626 < 4i);
+                            let _e1631 = r107_;
+                            r108_ = !(_e1631);
+                            let _e1635 = r108_;
+                            if _e1635 {
+                                left_159_ = true;
+                                break;
                             }
+                            let _e1640 = t_1_;
+                            r109_ = (4i * _e1640);
+                            let _e1644 = r109_;
+                            let _e1646 = k_106_;
+                            r110_ = (_e1644 + _e1646);
+                            let _e1651 = t_1_;
+                            r111_ = (4i * _e1651);
+                            let _e1655 = r111_;
+                            let _e1657 = k_106_;
+                            r112_ = (_e1655 + _e1657);
+                            let _e1662 = r112_;
+                            let _e1666 = tile1_moved[bitcast<u32>(_e1662)];
+                            r113_ = _e1666;
+                            let _e1669 = r113_;
+                            let _e1672 = r110_;
+                            tile0_keys[bitcast<u32>(_e1672)] = _e1669;
+                        }
+                        continuing {
+                            let _e1677 = k_106_;
+                            k_106_ = (_e1677 + 1i);
                         }
                     }
+                    let _e1682 = left_159_;
+                    if !(_e1682) {
+                        loop_guard[0u] = 2147483656u;
+                    }
                 }
-                let _e2801 = left_197_;
-                if !(_e2801) {
-                    loop_guard[0u] = 2147483656u;
-                }
-                let _e2808 = entry_194_;
-                let _e2810 = exited_134_;
-                let _e2812 = broken_157_;
-                let _e2814 = continued_158_;
-                active_133_ = (_e2808 && !((_e2810 || (_e2812 || _e2814))));
                 storageBarrier();
                 workgroupBarrier();
             }
             continuing {
-                let _e2821 = entry_156_;
-                continued_158_ = false;
-                let _e2825 = exited_134_;
-                let _e2827 = broken_157_;
-                let _e2829 = continued_158_;
-                active_133_ = (_e2821 && !((_e2825 || (_e2827 || _e2829))));
+                let _e1689 = entry_139_;
+                continued_141_ = false;
+                let _e1693 = exited_134_;
+                let _e1695 = broken_140_;
+                let _e1697 = continued_141_;
+                active_133_ = (_e1689 && !((_e1693 || (_e1695 || _e1697))));
                 {
-                    let _e2836 = active_133_;
-                    if _e2836 {
-                        let _e2838 = b_34_;
-                        b_34_ = (_e2838 + 1i);
+                    let _e1704 = active_133_;
+                    if _e1704 {
+                        let _e1706 = b_34_;
+                        b_34_ = (_e1706 + 1i);
                     }
                 }
             }
         }
-        let _e2843 = left_159_;
-        if !(_e2843) {
+        let _e1711 = left_142_;
+        if !(_e1711) {
             loop_guard[0u] = 2147483652u;
         }
-        let _e2850 = entry_156_;
-        let _e2852 = exited_134_;
-        active_133_ = (_e2850 && !(_e2852));
-        let _e2857 = active_133_;
-        if _e2857 {
+        let _e1718 = entry_139_;
+        let _e1720 = exited_134_;
+        active_133_ = (_e1718 && !(_e1720));
+        let _e1725 = active_133_;
+        if _e1725 {
             r114_ = 4i;
-        }
-        let _e2861 = active_133_;
-        if _e2861 {
             r115_ = 1i;
-        }
-        let _e2865 = active_133_;
-        if _e2865 {
             k_116_ = 0i;
-        }
-        let _e2869 = active_133_;
-        entry_200_ = _e2869;
-        broken_201_ = false;
-        left_203_ = false;
-        loop {
-            continued_202_ = false;
-            let _e2879 = entry_200_;
-            let _e2881 = exited_134_;
-            let _e2883 = broken_201_;
-            let _e2885 = continued_202_;
-            active_133_ = (_e2879 && !((_e2881 || (_e2883 || _e2885))));
-            let _e2892 = vote_number_135_;
-            vote_number_135_ = (_e2892 + 1u);
-            let _e2897 = active_133_;
-            if _e2897 {
-                let _e2900 = vote_number_135_;
-                atomicMax((&workgroup_votes), _e2900);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e2905 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e2905;
-            }
-            let _e2908 = workgroupUniformLoad((&workgroup_any));
-            let _e2910 = vote_number_135_;
-            if (u32((_e2908 == _e2910)) == 0u) {
-                left_203_ = true;
-                break;
-            }
-            let _e2918 = active_133_;
-            if _e2918 {
-                let _e2928 = trips_132_;
-                let _e2930 = (_e2928 + 1u);
-                trips_132_ = _e2930;
-                if (_e2930 > 4096u) {
+            left_160_ = false;
+            loop {
+                let _e1742 = trips_132_;
+                let _e1744 = (_e1742 + 1u);
+                trips_132_ = _e1744;
+                if (_e1744 > 4096u) {
                     loop_guard[0u] = 9u;
-                    exited_134_ = true;
-                    active_133_ = false;
+                    left_160_ = true;
+                    break;
+                }
+                {
+                    let _e1748 = k_116_;
+                    r117_ = (_e1748 < 4i);
+                    let _e1753 = r117_;
+                    r118_ = !(_e1753);
+                    let _e1757 = r118_;
+                    if _e1757 {
+                        left_160_ = true;
+                        break;
+                    }
+                    let _e1762 = t_1_;
+                    r119_ = (4i * _e1762);
+                    let _e1766 = r119_;
+                    let _e1768 = k_116_;
+                    r120_ = (_e1766 + _e1768);
+                    let _e1772 = r120_;
+                    i_121_ = _e1772;
+                    let _e1776 = params.N;
+                    r122_ = _e1776;
+                    let _e1779 = i_121_;
+                    let _e1781 = r122_;
+                    r123_ = (_e1779 < _e1781);
+                    let _e1785 = r123_;
+                    if _e1785 {
+                        let _e1788 = i_121_;
+                        let _e1792 = tile0_keys[bitcast<u32>(_e1788)];
+                        r124_ = _e1792;
+                        let _e1795 = r124_;
+                        key_125_ = _e1795;
+                        let _e1798 = key_125_;
+                        r126_ = (_e1798 >> bitcast<u32>(31u));
+                        let _e1804 = r126_;
+                        r127_ = (_e1804 == 1u);
+                        let _e1809 = key_125_;
+                        r128_ = (_e1809 & 2147483647u);
+                        let _e1814 = key_125_;
+                        r129_ = ~(_e1814);
+                        let _e1818 = r127_;
+                        let _e1820 = r128_;
+                        let _e1822 = r129_;
+                        r130_ = select(_e1822, _e1820, _e1818);
+                        let _e1826 = r130_;
+                        r131_ = bitcast<f32>(_e1826);
+                        let _e1830 = r131_;
+                        let _e1835 = i_121_;
+                        Y[bitcast<u32>(_e1835)] = _e1830;
+                    }
+                }
+                continuing {
+                    let _e1840 = k_116_;
+                    k_116_ = (_e1840 + 1i);
                 }
             }
-            {
-                let _e2934 = active_133_;
-                if _e2934 {
-                    let _e2936 = k_116_;
-                    r117_ = (_e2936 < 4i);
-                }
-                let _e2941 = active_133_;
-                if _e2941 {
-                    let _e2943 = r117_;
-                    r118_ = !(_e2943);
-                }
-                let _e2947 = active_133_;
-                saved_204_ = _e2947;
-                let _e2950 = r118_;
-                let _e2952 = saved_204_;
-                let _e2953 = (_e2952 && _e2950);
-                taken_205_ = _e2953;
-                active_133_ = _e2953;
-                {
-                    let _e2957 = active_133_;
-                    let _e2959 = broken_201_;
-                    broken_201_ = (_e2959 || _e2957);
-                    active_133_ = false;
-                }
-                let _e2965 = saved_204_;
-                let _e2967 = taken_205_;
-                let _e2971 = exited_134_;
-                let _e2973 = broken_201_;
-                let _e2975 = continued_202_;
-                active_133_ = ((_e2965 && !(_e2967)) && !((_e2971 || (_e2973 || _e2975))));
-                {
-                }
-                let _e2982 = saved_204_;
-                let _e2984 = exited_134_;
-                let _e2986 = broken_201_;
-                let _e2988 = continued_202_;
-                active_133_ = (_e2982 && !((_e2984 || (_e2986 || _e2988))));
-                let _e2995 = active_133_;
-                if _e2995 {
-                    let _e2998 = t_1_;
-                    r119_ = (4i * _e2998);
-                }
-                let _e3002 = active_133_;
-                if _e3002 {
-                    let _e3004 = r119_;
-                    let _e3006 = k_116_;
-                    r120_ = (_e3004 + _e3006);
-                }
-                let _e3010 = active_133_;
-                if _e3010 {
-                    let _e3012 = r120_;
-                    i_121_ = _e3012;
-                }
-                let _e3015 = active_133_;
-                if _e3015 {
-                    let _e3018 = params.N;
-                    r122_ = _e3018;
-                }
-                let _e3021 = active_133_;
-                if _e3021 {
-                    let _e3023 = i_121_;
-                    let _e3025 = r122_;
-                    r123_ = (_e3023 < _e3025);
-                }
-                let _e3029 = active_133_;
-                saved_206_ = _e3029;
-                let _e3032 = r123_;
-                let _e3034 = saved_206_;
-                let _e3035 = (_e3034 && _e3032);
-                taken_207_ = _e3035;
-                active_133_ = _e3035;
-                {
-                    let _e3039 = active_133_;
-                    if _e3039 {
-                        let _e3042 = i_121_;
-                        let _e3046 = tile0_keys[bitcast<u32>(_e3042)];
-                        r124_ = _e3046;
-                    }
-                    let _e3049 = active_133_;
-                    if _e3049 {
-                        let _e3051 = r124_;
-                        key_125_ = _e3051;
-                    }
-                    let _e3054 = active_133_;
-                    if _e3054 {
-                        let _e3056 = key_125_;
-                        r126_ = (_e3056 >> bitcast<u32>(31u));
-                    }
-                    let _e3062 = active_133_;
-                    if _e3062 {
-                        let _e3064 = r126_;
-                        r127_ = (_e3064 == 1u);
-                    }
-                    let _e3069 = active_133_;
-                    if _e3069 {
-                        let _e3071 = key_125_;
-                        r128_ = (_e3071 & 2147483647u);
-                    }
-                    let _e3076 = active_133_;
-                    if _e3076 {
-                        let _e3078 = key_125_;
-                        r129_ = ~(_e3078);
-                    }
-                    let _e3082 = active_133_;
-                    if _e3082 {
-                        let _e3084 = r127_;
-                        let _e3086 = r128_;
-                        let _e3088 = r129_;
-                        r130_ = select(_e3088, _e3086, _e3084);
-                    }
-                    let _e3092 = active_133_;
-                    if _e3092 {
-                        let _e3094 = r130_;
-                        r131_ = bitcast<f32>(_e3094);
-                    }
-                    let _e3098 = active_133_;
-                    if _e3098 {
-                        let _e3100 = r131_;
-                        let _e3105 = i_121_;
-                        Y[bitcast<u32>(_e3105)] = _e3100;
-                    }
-                }
-                let _e3110 = saved_206_;
-                let _e3112 = taken_207_;
-                let _e3116 = exited_134_;
-                let _e3118 = broken_201_;
-                let _e3120 = continued_202_;
-                active_133_ = ((_e3110 && !(_e3112)) && !((_e3116 || (_e3118 || _e3120))));
-                {
-                }
-                let _e3127 = saved_206_;
-                let _e3129 = exited_134_;
-                let _e3131 = broken_201_;
-                let _e3133 = continued_202_;
-                active_133_ = (_e3127 && !((_e3129 || (_e3131 || _e3133))));
-            }
-            continuing {
-                let _e3140 = entry_200_;
-                continued_202_ = false;
-                let _e3144 = exited_134_;
-                let _e3146 = broken_201_;
-                let _e3148 = continued_202_;
-                active_133_ = (_e3140 && !((_e3144 || (_e3146 || _e3148))));
-                {
-                    let _e3155 = active_133_;
-                    if _e3155 {
-                        let _e3157 = k_116_;
-                        k_116_ = (_e3157 + 1i);
-                    }
-                }
+            let _e1845 = left_160_;
+            if !(_e1845) {
+                loop_guard[0u] = 2147483657u;
             }
         }
-        let _e3162 = left_203_;
-        if !(_e3162) {
-            loop_guard[0u] = 2147483657u;
-        }
-        let _e3169 = entry_200_;
-        let _e3171 = exited_134_;
-        active_133_ = (_e3169 && !(_e3171));
     }
 }

@@ -53,21 +53,10 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
     var active_30_: bool;
     var exited_31_: bool;
     var vote_number_32_: u32;
-    var saved_33_: bool;
-    var taken_34_: bool;
-    var entry_35_: bool;
-    var broken_36_: bool;
-    var continued_37_: bool;
-    var saved_38_: bool;
-    var taken_39_: bool;
-    var tree_40_: u32;
-    var saved_41_: bool;
-    var taken_42_: bool;
-    var saved_43_: bool;
-    var taken_44_: bool;
-    var tree_45_: u32;
-    var saved_46_: bool;
-    var taken_47_: bool;
+    var tree_33_: u32;
+    var saved_34_: bool;
+    var taken_35_: bool;
+    var tree_36_: u32;
 
     active_30_ = true;
     exited_31_ = false;
@@ -76,430 +65,240 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         let _e7 = active_30_;
         if _e7 {
             r0_ = i32(block.x);
-        }
-        let _e13 = active_30_;
-        if _e13 {
             r1_ = 100i;
-        }
-        let _e17 = active_30_;
-        if _e17 {
-            let _e19 = r0_;
-            let _e21 = r1_;
-            r2_ = (_e19 * _e21);
-        }
-        let _e25 = active_30_;
-        if _e25 {
+            let _e15 = r0_;
+            let _e17 = r1_;
+            r2_ = (_e15 * _e17);
             r3_ = i32(local_index);
-        }
-        let _e30 = active_30_;
-        if _e30 {
-            let _e32 = r2_;
-            let _e34 = r3_;
-            r4_ = (_e32 + _e34);
-        }
-        let _e38 = active_30_;
-        if _e38 {
-            let _e40 = r4_;
-            i_5_ = _e40;
-        }
-        let _e43 = active_30_;
-        if _e43 {
+            let _e24 = r2_;
+            let _e26 = r3_;
+            r4_ = (_e24 + _e26);
+            let _e30 = r4_;
+            i_5_ = _e30;
             x_6_ = 0i;
-        }
-        let _e47 = active_30_;
-        if _e47 {
-            let _e50 = params.N;
-            r7_ = _e50;
-        }
-        let _e53 = active_30_;
-        if _e53 {
-            let _e55 = i_5_;
-            let _e57 = r7_;
-            r8_ = (_e55 < _e57);
-        }
-        let _e61 = active_30_;
-        saved_33_ = _e61;
-        let _e64 = r8_;
-        let _e66 = saved_33_;
-        let _e67 = (_e66 && _e64);
-        taken_34_ = _e67;
-        active_30_ = _e67;
-        {
-            let _e71 = active_30_;
-            if _e71 {
-                let _e76 = i_5_;
-                let _e80 = X[bitcast<u32>(_e76)];
-                r9_ = _e80;
+            let _e36 = params.N;
+            r7_ = _e36;
+            let _e39 = i_5_;
+            let _e41 = r7_;
+            r8_ = (_e39 < _e41);
+            let _e45 = r8_;
+            if _e45 {
+                let _e50 = i_5_;
+                let _e54 = X[bitcast<u32>(_e50)];
+                r9_ = _e54;
+                let _e57 = r9_;
+                x_6_ = _e57;
             }
-            let _e83 = active_30_;
-            if _e83 {
-                let _e85 = r9_;
-                x_6_ = _e85;
-            }
-        }
-        let _e88 = saved_33_;
-        let _e90 = taken_34_;
-        let _e94 = exited_31_;
-        active_30_ = ((_e88 && !(_e90)) && !(_e94));
-        {
-        }
-        let _e99 = saved_33_;
-        let _e101 = exited_31_;
-        active_30_ = (_e99 && !(_e101));
-        let _e106 = active_30_;
-        if _e106 {
             r10_ = 100i;
-        }
-        let _e110 = active_30_;
-        if _e110 {
             e_11_ = i32(local_index);
-        }
-        let _e115 = active_30_;
-        entry_35_ = _e115;
-        broken_36_ = false;
-        loop {
-            continued_37_ = false;
-            let _e122 = entry_35_;
-            let _e124 = exited_31_;
-            let _e126 = broken_36_;
-            let _e128 = continued_37_;
-            active_30_ = (_e122 && !((_e124 || (_e126 || _e128))));
-            let _e135 = vote_number_32_;
-            vote_number_32_ = (_e135 + 1u);
-            let _e140 = active_30_;
-            if _e140 {
-                let _e143 = vote_number_32_;
-                atomicMax((&workgroup_votes), _e143);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e148 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e148;
-            }
-            let _e151 = workgroupUniformLoad((&workgroup_any));
-            let _e153 = vote_number_32_;
-            if (u32((_e151 == _e153)) == 0u) {
-                break;
-            }
-            {
-                let _e159 = active_30_;
-                if _e159 {
-                    let _e161 = e_11_;
-                    r12_ = (_e161 < 32i);
+            loop {
+                let _e65 = e_11_;
+                r12_ = (_e65 < 32i);
+                let _e70 = r12_;
+                r13_ = !(_e70);
+                let _e74 = r13_;
+                if _e74 {
+                    break;
                 }
-                let _e166 = active_30_;
-                if _e166 {
-                    let _e168 = r12_;
-                    r13_ = !(_e168);
-                }
-                let _e172 = active_30_;
-                saved_38_ = _e172;
-                let _e175 = r13_;
-                let _e177 = saved_38_;
-                let _e178 = (_e177 && _e175);
-                taken_39_ = _e178;
-                active_30_ = _e178;
-                {
-                    let _e182 = active_30_;
-                    let _e184 = broken_36_;
-                    broken_36_ = (_e184 || _e182);
-                    active_30_ = false;
-                }
-                let _e190 = saved_38_;
-                let _e192 = taken_39_;
-                let _e196 = exited_31_;
-                let _e198 = broken_36_;
-                let _e200 = continued_37_;
-                active_30_ = ((_e190 && !(_e192)) && !((_e196 || (_e198 || _e200))));
-                {
-                }
-                let _e207 = saved_38_;
-                let _e209 = exited_31_;
-                let _e211 = broken_36_;
-                let _e213 = continued_37_;
-                active_30_ = (_e207 && !((_e209 || (_e211 || _e213))));
-                let _e220 = active_30_;
-                if _e220 {
-                    let _e222 = e_11_;
-                    r14_ = (_e222 / 1i);
-                }
-                let _e227 = active_30_;
-                if _e227 {
-                    let _e229 = r14_;
-                    r15_ = (_e229 % 32i);
-                }
-                let _e234 = active_30_;
-                if _e234 {
-                    let _e238 = r15_;
-                    tile0_sums[bitcast<u32>(_e238)] = 0i;
-                }
-            }
-            continuing {
-                let _e243 = entry_35_;
-                continued_37_ = false;
-                let _e247 = exited_31_;
-                let _e249 = broken_36_;
-                let _e251 = continued_37_;
-                active_30_ = (_e243 && !((_e247 || (_e249 || _e251))));
-                {
-                    let _e258 = active_30_;
-                    if _e258 {
-                        let _e260 = e_11_;
-                        let _e262 = r10_;
-                        e_11_ = (_e260 + _e262);
-                    }
+                let _e76 = e_11_;
+                r14_ = (_e76 / 1i);
+                let _e81 = r14_;
+                r15_ = (_e81 % 32i);
+                let _e88 = r15_;
+                tile0_sums[bitcast<u32>(_e88)] = 0i;
+                continuing {
+                    let _e93 = e_11_;
+                    let _e95 = r10_;
+                    e_11_ = (_e93 + _e95);
                 }
             }
         }
-        let _e266 = entry_35_;
-        let _e268 = exited_31_;
-        active_30_ = (_e266 && !(_e268));
         storageBarrier();
         workgroupBarrier();
         workgroupBarrier();
-        let _e273 = x_6_;
-        let _e275 = active_30_;
-        let _e278 = select(0u, bitcast<u32>(_e273), _e275);
-        let _e282 = (i32(local_index) % 32i);
-        let _e285 = (i32(local_index) - _e282);
-        let _e289 = min(32i, (100i - _e285));
-        tree_40_ = _e278;
-        let _e291 = (_e285 + _e282);
-        lane_values[bitcast<u32>(_e291)] = _e278;
+        let _e99 = x_6_;
+        let _e101 = active_30_;
+        let _e104 = select(0u, bitcast<u32>(_e99), _e101);
+        let _e108 = (i32(local_index) % 32i);
+        let _e111 = (i32(local_index) - _e108);
+        let _e115 = min(32i, (100i - _e111));
+        tree_33_ = _e104;
+        let _e117 = (_e111 + _e108);
+        lane_values[bitcast<u32>(_e117)] = _e104;
         workgroupBarrier();
-        let _e296 = (_e282 + 16i);
-        let _e297 = (_e296 < _e289);
-        let _e303 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e296), _e297))];
-        let _e307 = tree_40_;
-        tree_40_ = bitcast<u32>((bitcast<i32>(_e307) + bitcast<i32>(select(0u, _e303, _e297))));
+        let _e122 = (_e108 + 16i);
+        let _e123 = (_e122 < _e115);
+        let _e129 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e122), _e123))];
+        let _e133 = tree_33_;
+        tree_33_ = bitcast<u32>((bitcast<i32>(_e133) + bitcast<i32>(select(0u, _e129, _e123))));
         workgroupBarrier();
-        let _e314 = tree_40_;
-        lane_values[bitcast<u32>(_e291)] = _e314;
+        let _e140 = tree_33_;
+        lane_values[bitcast<u32>(_e117)] = _e140;
         workgroupBarrier();
-        let _e319 = (_e282 + 8i);
-        let _e320 = (_e319 < _e289);
-        let _e326 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e319), _e320))];
-        let _e330 = tree_40_;
-        tree_40_ = bitcast<u32>((bitcast<i32>(_e330) + bitcast<i32>(select(0u, _e326, _e320))));
+        let _e145 = (_e108 + 8i);
+        let _e146 = (_e145 < _e115);
+        let _e152 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e145), _e146))];
+        let _e156 = tree_33_;
+        tree_33_ = bitcast<u32>((bitcast<i32>(_e156) + bitcast<i32>(select(0u, _e152, _e146))));
         workgroupBarrier();
-        let _e337 = tree_40_;
-        lane_values[bitcast<u32>(_e291)] = _e337;
+        let _e163 = tree_33_;
+        lane_values[bitcast<u32>(_e117)] = _e163;
         workgroupBarrier();
-        let _e342 = (_e282 + 4i);
-        let _e343 = (_e342 < _e289);
-        let _e349 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e342), _e343))];
-        let _e353 = tree_40_;
-        tree_40_ = bitcast<u32>((bitcast<i32>(_e353) + bitcast<i32>(select(0u, _e349, _e343))));
+        let _e168 = (_e108 + 4i);
+        let _e169 = (_e168 < _e115);
+        let _e175 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e168), _e169))];
+        let _e179 = tree_33_;
+        tree_33_ = bitcast<u32>((bitcast<i32>(_e179) + bitcast<i32>(select(0u, _e175, _e169))));
         workgroupBarrier();
-        let _e360 = tree_40_;
-        lane_values[bitcast<u32>(_e291)] = _e360;
+        let _e186 = tree_33_;
+        lane_values[bitcast<u32>(_e117)] = _e186;
         workgroupBarrier();
-        let _e365 = (_e282 + 2i);
-        let _e366 = (_e365 < _e289);
-        let _e372 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e365), _e366))];
-        let _e376 = tree_40_;
-        tree_40_ = bitcast<u32>((bitcast<i32>(_e376) + bitcast<i32>(select(0u, _e372, _e366))));
+        let _e191 = (_e108 + 2i);
+        let _e192 = (_e191 < _e115);
+        let _e198 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e191), _e192))];
+        let _e202 = tree_33_;
+        tree_33_ = bitcast<u32>((bitcast<i32>(_e202) + bitcast<i32>(select(0u, _e198, _e192))));
         workgroupBarrier();
-        let _e383 = tree_40_;
-        lane_values[bitcast<u32>(_e291)] = _e383;
+        let _e209 = tree_33_;
+        lane_values[bitcast<u32>(_e117)] = _e209;
         workgroupBarrier();
-        let _e388 = (_e282 + 1i);
-        let _e389 = (_e388 < _e289);
-        let _e395 = lane_values[bitcast<u32>(select(_e291, (_e285 + _e388), _e389))];
-        let _e399 = tree_40_;
-        tree_40_ = bitcast<u32>((bitcast<i32>(_e399) + bitcast<i32>(select(0u, _e395, _e389))));
+        let _e214 = (_e108 + 1i);
+        let _e215 = (_e214 < _e115);
+        let _e221 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e214), _e215))];
+        let _e225 = tree_33_;
+        tree_33_ = bitcast<u32>((bitcast<i32>(_e225) + bitcast<i32>(select(0u, _e221, _e215))));
         workgroupBarrier();
-        let _e406 = tree_40_;
-        lane_values[bitcast<u32>(_e291)] = _e406;
+        let _e232 = tree_33_;
+        lane_values[bitcast<u32>(_e117)] = _e232;
         workgroupBarrier();
-        let _e413 = lane_values[bitcast<u32>(_e285)];
-        let _e416 = active_30_;
-        if _e416 {
-            r16_ = bitcast<i32>(_e413);
+        let _e239 = lane_values[bitcast<u32>(_e111)];
+        let _e242 = active_30_;
+        if _e242 {
+            r16_ = bitcast<i32>(_e239);
         }
-        let _e419 = active_30_;
-        if _e419 {
-            let _e421 = r16_;
-            warp_sum_17_ = _e421;
-        }
-        let _e424 = active_30_;
-        if _e424 {
+        let _e245 = active_30_;
+        if _e245 {
+            let _e247 = r16_;
+            warp_sum_17_ = _e247;
             r18_ = (i32(local_index) % 32i);
-        }
-        let _e431 = active_30_;
-        if _e431 {
-            let _e433 = r18_;
-            r19_ = (_e433 == 0i);
-        }
-        let _e438 = active_30_;
-        saved_41_ = _e438;
-        let _e441 = r19_;
-        let _e443 = saved_41_;
-        let _e444 = (_e443 && _e441);
-        taken_42_ = _e444;
-        active_30_ = _e444;
-        {
-            let _e448 = active_30_;
-            if _e448 {
+            let _e255 = r18_;
+            r19_ = (_e255 == 0i);
+            let _e260 = r19_;
+            if _e260 {
                 r20_ = (i32(local_index) / 32i);
+                let _e267 = warp_sum_17_;
+                let _e270 = r20_;
+                tile0_sums[bitcast<u32>(_e270)] = _e267;
             }
+        }
+        storageBarrier();
+        workgroupBarrier();
+        let _e275 = active_30_;
+        if _e275 {
+            r21_ = (i32(local_index) / 32i);
+            let _e282 = r21_;
+            r22_ = (_e282 == 0i);
+        }
+        let _e287 = active_30_;
+        saved_34_ = _e287;
+        let _e290 = r22_;
+        let _e292 = saved_34_;
+        let _e293 = (_e292 && _e290);
+        taken_35_ = _e293;
+        active_30_ = _e293;
+        {
+            let _e297 = active_30_;
+            if _e297 {
+                r23_ = (i32(local_index) % 32i);
+                let _e305 = r23_;
+                let _e309 = tile0_sums[bitcast<u32>(_e305)];
+                r24_ = _e309;
+            }
+            workgroupBarrier();
+            let _e312 = r24_;
+            let _e314 = active_30_;
+            let _e317 = select(0u, bitcast<u32>(_e312), _e314);
+            let _e321 = (i32(local_index) % 32i);
+            let _e324 = (i32(local_index) - _e321);
+            let _e328 = min(32i, (100i - _e324));
+            tree_36_ = _e317;
+            let _e330 = (_e324 + _e321);
+            lane_values[bitcast<u32>(_e330)] = _e317;
+            workgroupBarrier();
+            let _e335 = (_e321 + 16i);
+            let _e336 = (_e335 < _e328);
+            let _e342 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e335), _e336))];
+            let _e346 = tree_36_;
+            tree_36_ = bitcast<u32>((bitcast<i32>(_e346) + bitcast<i32>(select(0u, _e342, _e336))));
+            workgroupBarrier();
+            let _e353 = tree_36_;
+            lane_values[bitcast<u32>(_e330)] = _e353;
+            workgroupBarrier();
+            let _e358 = (_e321 + 8i);
+            let _e359 = (_e358 < _e328);
+            let _e365 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e358), _e359))];
+            let _e369 = tree_36_;
+            tree_36_ = bitcast<u32>((bitcast<i32>(_e369) + bitcast<i32>(select(0u, _e365, _e359))));
+            workgroupBarrier();
+            let _e376 = tree_36_;
+            lane_values[bitcast<u32>(_e330)] = _e376;
+            workgroupBarrier();
+            let _e381 = (_e321 + 4i);
+            let _e382 = (_e381 < _e328);
+            let _e388 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e381), _e382))];
+            let _e392 = tree_36_;
+            tree_36_ = bitcast<u32>((bitcast<i32>(_e392) + bitcast<i32>(select(0u, _e388, _e382))));
+            workgroupBarrier();
+            let _e399 = tree_36_;
+            lane_values[bitcast<u32>(_e330)] = _e399;
+            workgroupBarrier();
+            let _e404 = (_e321 + 2i);
+            let _e405 = (_e404 < _e328);
+            let _e411 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e404), _e405))];
+            let _e415 = tree_36_;
+            tree_36_ = bitcast<u32>((bitcast<i32>(_e415) + bitcast<i32>(select(0u, _e411, _e405))));
+            workgroupBarrier();
+            let _e422 = tree_36_;
+            lane_values[bitcast<u32>(_e330)] = _e422;
+            workgroupBarrier();
+            let _e427 = (_e321 + 1i);
+            let _e428 = (_e427 < _e328);
+            let _e434 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e427), _e428))];
+            let _e438 = tree_36_;
+            tree_36_ = bitcast<u32>((bitcast<i32>(_e438) + bitcast<i32>(select(0u, _e434, _e428))));
+            workgroupBarrier();
+            let _e445 = tree_36_;
+            lane_values[bitcast<u32>(_e330)] = _e445;
+            workgroupBarrier();
+            let _e452 = lane_values[bitcast<u32>(_e324)];
             let _e455 = active_30_;
             if _e455 {
-                let _e457 = warp_sum_17_;
-                let _e460 = r20_;
-                tile0_sums[bitcast<u32>(_e460)] = _e457;
+                r25_ = bitcast<i32>(_e452);
             }
-        }
-        let _e465 = saved_41_;
-        let _e467 = taken_42_;
-        let _e471 = exited_31_;
-        active_30_ = ((_e465 && !(_e467)) && !(_e471));
-        {
-        }
-        let _e476 = saved_41_;
-        let _e478 = exited_31_;
-        active_30_ = (_e476 && !(_e478));
-        storageBarrier();
-        workgroupBarrier();
-        let _e483 = active_30_;
-        if _e483 {
-            r21_ = (i32(local_index) / 32i);
-        }
-        let _e490 = active_30_;
-        if _e490 {
-            let _e492 = r21_;
-            r22_ = (_e492 == 0i);
-        }
-        let _e497 = active_30_;
-        saved_43_ = _e497;
-        let _e500 = r22_;
-        let _e502 = saved_43_;
-        let _e503 = (_e502 && _e500);
-        taken_44_ = _e503;
-        active_30_ = _e503;
-        {
-            let _e507 = active_30_;
-            if _e507 {
-                r23_ = (i32(local_index) % 32i);
-            }
-            let _e514 = active_30_;
-            if _e514 {
-                let _e517 = r23_;
-                let _e521 = tile0_sums[bitcast<u32>(_e517)];
-                r24_ = _e521;
-            }
-            workgroupBarrier();
-            let _e524 = r24_;
-            let _e526 = active_30_;
-            let _e529 = select(0u, bitcast<u32>(_e524), _e526);
-            let _e533 = (i32(local_index) % 32i);
-            let _e536 = (i32(local_index) - _e533);
-            let _e540 = min(32i, (100i - _e536));
-            tree_45_ = _e529;
-            let _e542 = (_e536 + _e533);
-            lane_values[bitcast<u32>(_e542)] = _e529;
-            workgroupBarrier();
-            let _e547 = (_e533 + 16i);
-            let _e548 = (_e547 < _e540);
-            let _e554 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e547), _e548))];
-            let _e558 = tree_45_;
-            tree_45_ = bitcast<u32>((bitcast<i32>(_e558) + bitcast<i32>(select(0u, _e554, _e548))));
-            workgroupBarrier();
-            let _e565 = tree_45_;
-            lane_values[bitcast<u32>(_e542)] = _e565;
-            workgroupBarrier();
-            let _e570 = (_e533 + 8i);
-            let _e571 = (_e570 < _e540);
-            let _e577 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e570), _e571))];
-            let _e581 = tree_45_;
-            tree_45_ = bitcast<u32>((bitcast<i32>(_e581) + bitcast<i32>(select(0u, _e577, _e571))));
-            workgroupBarrier();
-            let _e588 = tree_45_;
-            lane_values[bitcast<u32>(_e542)] = _e588;
-            workgroupBarrier();
-            let _e593 = (_e533 + 4i);
-            let _e594 = (_e593 < _e540);
-            let _e600 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e593), _e594))];
-            let _e604 = tree_45_;
-            tree_45_ = bitcast<u32>((bitcast<i32>(_e604) + bitcast<i32>(select(0u, _e600, _e594))));
-            workgroupBarrier();
-            let _e611 = tree_45_;
-            lane_values[bitcast<u32>(_e542)] = _e611;
-            workgroupBarrier();
-            let _e616 = (_e533 + 2i);
-            let _e617 = (_e616 < _e540);
-            let _e623 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e616), _e617))];
-            let _e627 = tree_45_;
-            tree_45_ = bitcast<u32>((bitcast<i32>(_e627) + bitcast<i32>(select(0u, _e623, _e617))));
-            workgroupBarrier();
-            let _e634 = tree_45_;
-            lane_values[bitcast<u32>(_e542)] = _e634;
-            workgroupBarrier();
-            let _e639 = (_e533 + 1i);
-            let _e640 = (_e639 < _e540);
-            let _e646 = lane_values[bitcast<u32>(select(_e542, (_e536 + _e639), _e640))];
-            let _e650 = tree_45_;
-            tree_45_ = bitcast<u32>((bitcast<i32>(_e650) + bitcast<i32>(select(0u, _e646, _e640))));
-            workgroupBarrier();
-            let _e657 = tree_45_;
-            lane_values[bitcast<u32>(_e542)] = _e657;
-            workgroupBarrier();
-            let _e664 = lane_values[bitcast<u32>(_e536)];
-            let _e667 = active_30_;
-            if _e667 {
-                r25_ = bitcast<i32>(_e664);
-            }
-            let _e670 = active_30_;
-            if _e670 {
-                let _e672 = r25_;
-                total_26_ = _e672;
-            }
-            let _e675 = active_30_;
-            if _e675 {
+            let _e458 = active_30_;
+            if _e458 {
+                let _e460 = r25_;
+                total_26_ = _e460;
                 r27_ = (i32(local_index) % 32i);
-            }
-            let _e682 = active_30_;
-            if _e682 {
-                let _e684 = r27_;
-                r28_ = (_e684 == 0i);
-            }
-            let _e689 = active_30_;
-            saved_46_ = _e689;
-            let _e692 = r28_;
-            let _e694 = saved_46_;
-            let _e695 = (_e694 && _e692);
-            taken_47_ = _e695;
-            active_30_ = _e695;
-            {
-                let _e699 = active_30_;
-                if _e699 {
+                let _e468 = r27_;
+                r28_ = (_e468 == 0i);
+                let _e473 = r28_;
+                if _e473 {
                     r29_ = i32(block.x);
-                }
-                let _e705 = active_30_;
-                if _e705 {
-                    let _e707 = total_26_;
-                    let _e712 = r29_;
-                    Partial[bitcast<u32>(_e712)] = _e707;
+                    let _e479 = total_26_;
+                    let _e484 = r29_;
+                    Partial[bitcast<u32>(_e484)] = _e479;
                 }
             }
-            let _e717 = saved_46_;
-            let _e719 = taken_47_;
-            let _e723 = exited_31_;
-            active_30_ = ((_e717 && !(_e719)) && !(_e723));
-            {
-            }
-            let _e728 = saved_46_;
-            let _e730 = exited_31_;
-            active_30_ = (_e728 && !(_e730));
         }
-        let _e735 = saved_43_;
-        let _e737 = taken_44_;
-        let _e741 = exited_31_;
-        active_30_ = ((_e735 && !(_e737)) && !(_e741));
+        let _e489 = saved_34_;
+        let _e491 = taken_35_;
+        let _e495 = exited_31_;
+        active_30_ = ((_e489 && !(_e491)) && !(_e495));
         {
         }
-        let _e746 = saved_43_;
-        let _e748 = exited_31_;
-        active_30_ = (_e746 && !(_e748));
+        let _e500 = saved_34_;
+        let _e502 = exited_31_;
+        active_30_ = (_e500 && !(_e502));
     }
 }

@@ -57,22 +57,11 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
     var active_31_: bool;
     var exited_32_: bool;
     var vote_number_33_: u32;
-    var saved_34_: bool;
-    var taken_35_: bool;
-    var entry_36_: bool;
-    var broken_37_: bool;
-    var continued_38_: bool;
-    var left_39_: bool = false;
-    var saved_40_: bool;
-    var taken_41_: bool;
-    var tree_42_: u32;
-    var saved_43_: bool;
-    var taken_44_: bool;
-    var saved_45_: bool;
-    var taken_46_: bool;
-    var tree_47_: u32;
-    var saved_48_: bool;
-    var taken_49_: bool;
+    var left_34_: bool = false;
+    var tree_35_: u32;
+    var saved_36_: bool;
+    var taken_37_: bool;
+    var tree_38_: u32;
 
     active_31_ = true;
     exited_32_ = false;
@@ -81,447 +70,256 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         let _e8 = active_31_;
         if _e8 {
             r0_ = i32(block.x);
-        }
-        let _e14 = active_31_;
-        if _e14 {
             r1_ = 100i;
-        }
-        let _e18 = active_31_;
-        if _e18 {
-            let _e20 = r0_;
-            let _e22 = r1_;
-            r2_ = (_e20 * _e22);
-        }
-        let _e26 = active_31_;
-        if _e26 {
+            let _e16 = r0_;
+            let _e18 = r1_;
+            r2_ = (_e16 * _e18);
             r3_ = i32(local_index);
-        }
-        let _e31 = active_31_;
-        if _e31 {
-            let _e33 = r2_;
-            let _e35 = r3_;
-            r4_ = (_e33 + _e35);
-        }
-        let _e39 = active_31_;
-        if _e39 {
-            let _e41 = r4_;
-            i_5_ = _e41;
-        }
-        let _e44 = active_31_;
-        if _e44 {
+            let _e25 = r2_;
+            let _e27 = r3_;
+            r4_ = (_e25 + _e27);
+            let _e31 = r4_;
+            i_5_ = _e31;
             x_6_ = 0i;
-        }
-        let _e48 = active_31_;
-        if _e48 {
-            let _e51 = params.N;
-            r7_ = _e51;
-        }
-        let _e54 = active_31_;
-        if _e54 {
-            let _e56 = i_5_;
-            let _e58 = r7_;
-            r8_ = (_e56 < _e58);
-        }
-        let _e62 = active_31_;
-        saved_34_ = _e62;
-        let _e65 = r8_;
-        let _e67 = saved_34_;
-        let _e68 = (_e67 && _e65);
-        taken_35_ = _e68;
-        active_31_ = _e68;
-        {
-            let _e72 = active_31_;
-            if _e72 {
-                let _e77 = i_5_;
-                let _e81 = X[bitcast<u32>(_e77)];
-                r9_ = _e81;
+            let _e37 = params.N;
+            r7_ = _e37;
+            let _e40 = i_5_;
+            let _e42 = r7_;
+            r8_ = (_e40 < _e42);
+            let _e46 = r8_;
+            if _e46 {
+                let _e51 = i_5_;
+                let _e55 = X[bitcast<u32>(_e51)];
+                r9_ = _e55;
+                let _e58 = r9_;
+                x_6_ = _e58;
             }
-            let _e84 = active_31_;
-            if _e84 {
-                let _e86 = r9_;
-                x_6_ = _e86;
-            }
-        }
-        let _e89 = saved_34_;
-        let _e91 = taken_35_;
-        let _e95 = exited_32_;
-        active_31_ = ((_e89 && !(_e91)) && !(_e95));
-        {
-        }
-        let _e100 = saved_34_;
-        let _e102 = exited_32_;
-        active_31_ = (_e100 && !(_e102));
-        let _e107 = active_31_;
-        if _e107 {
             r10_ = 100i;
-        }
-        let _e111 = active_31_;
-        if _e111 {
             e_11_ = i32(local_index);
-        }
-        let _e116 = active_31_;
-        entry_36_ = _e116;
-        broken_37_ = false;
-        left_39_ = false;
-        loop {
-            continued_38_ = false;
-            let _e126 = entry_36_;
-            let _e128 = exited_32_;
-            let _e130 = broken_37_;
-            let _e132 = continued_38_;
-            active_31_ = (_e126 && !((_e128 || (_e130 || _e132))));
-            let _e139 = vote_number_33_;
-            vote_number_33_ = (_e139 + 1u);
-            let _e144 = active_31_;
-            if _e144 {
-                let _e147 = vote_number_33_;
-                atomicMax((&workgroup_votes), _e147);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e152 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e152;
-            }
-            let _e155 = workgroupUniformLoad((&workgroup_any));
-            let _e157 = vote_number_33_;
-            if (u32((_e155 == _e157)) == 0u) {
-                left_39_ = true;
-                break;
-            }
-            let _e165 = active_31_;
-            if _e165 {
-                let _e175 = trips_30_;
-                let _e177 = (_e175 + 1u);
-                trips_30_ = _e177;
-                if (_e177 > 4096u) {
+            left_34_ = false;
+            loop {
+                let _e75 = trips_30_;
+                let _e77 = (_e75 + 1u);
+                trips_30_ = _e77;
+                if (_e77 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_32_ = true;
-                    active_31_ = false;
+                    left_34_ = true;
+                    break;
                 }
-            }
-            {
-                let _e181 = active_31_;
-                if _e181 {
-                    let _e183 = e_11_;
-                    r12_ = (_e183 < 32i);
-                }
-                let _e188 = active_31_;
-                if _e188 {
-                    let _e190 = r12_;
-                    r13_ = !(_e190);
-                }
-                let _e194 = active_31_;
-                saved_40_ = _e194;
-                let _e197 = r13_;
-                let _e199 = saved_40_;
-                let _e200 = (_e199 && _e197);
-                taken_41_ = _e200;
-                active_31_ = _e200;
                 {
-                    let _e204 = active_31_;
-                    let _e206 = broken_37_;
-                    broken_37_ = (_e206 || _e204);
-                    active_31_ = false;
-                }
-                let _e212 = saved_40_;
-                let _e214 = taken_41_;
-                let _e218 = exited_32_;
-                let _e220 = broken_37_;
-                let _e222 = continued_38_;
-                active_31_ = ((_e212 && !(_e214)) && !((_e218 || (_e220 || _e222))));
-                {
-                }
-                let _e229 = saved_40_;
-                let _e231 = exited_32_;
-                let _e233 = broken_37_;
-                let _e235 = continued_38_;
-                active_31_ = (_e229 && !((_e231 || (_e233 || _e235))));
-                let _e242 = active_31_;
-                if _e242 {
-                    let _e244 = e_11_;
-                    r14_ = (_e244 / 1i);
-                }
-                let _e249 = active_31_;
-                if _e249 {
-                    let _e251 = r14_;
-                    r15_ = (_e251 % 32i);
-                }
-                let _e256 = active_31_;
-                if _e256 {
-                    let _e260 = r15_;
-                    tile0_sums[bitcast<u32>(_e260)] = 0i;
-                }
-            }
-            continuing {
-                let _e265 = entry_36_;
-                continued_38_ = false;
-                let _e269 = exited_32_;
-                let _e271 = broken_37_;
-                let _e273 = continued_38_;
-                active_31_ = (_e265 && !((_e269 || (_e271 || _e273))));
-                {
-                    let _e280 = active_31_;
-                    if _e280 {
-                        let _e282 = e_11_;
-                        let _e284 = r10_;
-                        e_11_ = (_e282 + _e284);
+                    let _e81 = e_11_;
+                    r12_ = (_e81 < 32i);
+                    let _e86 = r12_;
+                    r13_ = !(_e86);
+                    let _e90 = r13_;
+                    if _e90 {
+                        left_34_ = true;
+                        break;
                     }
+                    let _e94 = e_11_;
+                    r14_ = (_e94 / 1i);
+                    let _e99 = r14_;
+                    r15_ = (_e99 % 32i);
+                    let _e106 = r15_;
+                    tile0_sums[bitcast<u32>(_e106)] = 0i;
+                }
+                continuing {
+                    let _e111 = e_11_;
+                    let _e113 = r10_;
+                    e_11_ = (_e111 + _e113);
                 }
             }
+            let _e117 = left_34_;
+            if !(_e117) {
+                loop_guard[0u] = 2147483649u;
+            }
         }
-        let _e288 = left_39_;
-        if !(_e288) {
-            loop_guard[0u] = 2147483649u;
-        }
-        let _e295 = entry_36_;
-        let _e297 = exited_32_;
-        active_31_ = (_e295 && !(_e297));
         storageBarrier();
         workgroupBarrier();
         workgroupBarrier();
-        let _e302 = x_6_;
-        let _e304 = active_31_;
-        let _e307 = select(0u, bitcast<u32>(_e302), _e304);
-        let _e311 = (i32(local_index) % 32i);
-        let _e314 = (i32(local_index) - _e311);
-        let _e318 = min(32i, (100i - _e314));
-        tree_42_ = _e307;
-        let _e320 = (_e314 + _e311);
-        lane_values[bitcast<u32>(_e320)] = _e307;
+        let _e124 = x_6_;
+        let _e126 = active_31_;
+        let _e129 = select(0u, bitcast<u32>(_e124), _e126);
+        let _e133 = (i32(local_index) % 32i);
+        let _e136 = (i32(local_index) - _e133);
+        let _e140 = min(32i, (100i - _e136));
+        tree_35_ = _e129;
+        let _e142 = (_e136 + _e133);
+        lane_values[bitcast<u32>(_e142)] = _e129;
         workgroupBarrier();
-        let _e325 = (_e311 + 16i);
-        let _e326 = (_e325 < _e318);
-        let _e332 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e325), _e326))];
-        let _e336 = tree_42_;
-        tree_42_ = bitcast<u32>((bitcast<i32>(_e336) + bitcast<i32>(select(0u, _e332, _e326))));
+        let _e147 = (_e133 + 16i);
+        let _e148 = (_e147 < _e140);
+        let _e154 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e147), _e148))];
+        let _e158 = tree_35_;
+        tree_35_ = bitcast<u32>((bitcast<i32>(_e158) + bitcast<i32>(select(0u, _e154, _e148))));
         workgroupBarrier();
-        let _e343 = tree_42_;
-        lane_values[bitcast<u32>(_e320)] = _e343;
+        let _e165 = tree_35_;
+        lane_values[bitcast<u32>(_e142)] = _e165;
         workgroupBarrier();
-        let _e348 = (_e311 + 8i);
-        let _e349 = (_e348 < _e318);
-        let _e355 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e348), _e349))];
-        let _e359 = tree_42_;
-        tree_42_ = bitcast<u32>((bitcast<i32>(_e359) + bitcast<i32>(select(0u, _e355, _e349))));
+        let _e170 = (_e133 + 8i);
+        let _e171 = (_e170 < _e140);
+        let _e177 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e170), _e171))];
+        let _e181 = tree_35_;
+        tree_35_ = bitcast<u32>((bitcast<i32>(_e181) + bitcast<i32>(select(0u, _e177, _e171))));
         workgroupBarrier();
-        let _e366 = tree_42_;
-        lane_values[bitcast<u32>(_e320)] = _e366;
+        let _e188 = tree_35_;
+        lane_values[bitcast<u32>(_e142)] = _e188;
         workgroupBarrier();
-        let _e371 = (_e311 + 4i);
-        let _e372 = (_e371 < _e318);
-        let _e378 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e371), _e372))];
-        let _e382 = tree_42_;
-        tree_42_ = bitcast<u32>((bitcast<i32>(_e382) + bitcast<i32>(select(0u, _e378, _e372))));
+        let _e193 = (_e133 + 4i);
+        let _e194 = (_e193 < _e140);
+        let _e200 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e193), _e194))];
+        let _e204 = tree_35_;
+        tree_35_ = bitcast<u32>((bitcast<i32>(_e204) + bitcast<i32>(select(0u, _e200, _e194))));
         workgroupBarrier();
-        let _e389 = tree_42_;
-        lane_values[bitcast<u32>(_e320)] = _e389;
+        let _e211 = tree_35_;
+        lane_values[bitcast<u32>(_e142)] = _e211;
         workgroupBarrier();
-        let _e394 = (_e311 + 2i);
-        let _e395 = (_e394 < _e318);
-        let _e401 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e394), _e395))];
-        let _e405 = tree_42_;
-        tree_42_ = bitcast<u32>((bitcast<i32>(_e405) + bitcast<i32>(select(0u, _e401, _e395))));
+        let _e216 = (_e133 + 2i);
+        let _e217 = (_e216 < _e140);
+        let _e223 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e216), _e217))];
+        let _e227 = tree_35_;
+        tree_35_ = bitcast<u32>((bitcast<i32>(_e227) + bitcast<i32>(select(0u, _e223, _e217))));
         workgroupBarrier();
-        let _e412 = tree_42_;
-        lane_values[bitcast<u32>(_e320)] = _e412;
+        let _e234 = tree_35_;
+        lane_values[bitcast<u32>(_e142)] = _e234;
         workgroupBarrier();
-        let _e417 = (_e311 + 1i);
-        let _e418 = (_e417 < _e318);
-        let _e424 = lane_values[bitcast<u32>(select(_e320, (_e314 + _e417), _e418))];
-        let _e428 = tree_42_;
-        tree_42_ = bitcast<u32>((bitcast<i32>(_e428) + bitcast<i32>(select(0u, _e424, _e418))));
+        let _e239 = (_e133 + 1i);
+        let _e240 = (_e239 < _e140);
+        let _e246 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e239), _e240))];
+        let _e250 = tree_35_;
+        tree_35_ = bitcast<u32>((bitcast<i32>(_e250) + bitcast<i32>(select(0u, _e246, _e240))));
         workgroupBarrier();
-        let _e435 = tree_42_;
-        lane_values[bitcast<u32>(_e320)] = _e435;
+        let _e257 = tree_35_;
+        lane_values[bitcast<u32>(_e142)] = _e257;
         workgroupBarrier();
-        let _e442 = lane_values[bitcast<u32>(_e314)];
-        let _e445 = active_31_;
-        if _e445 {
-            r16_ = bitcast<i32>(_e442);
+        let _e264 = lane_values[bitcast<u32>(_e136)];
+        let _e267 = active_31_;
+        if _e267 {
+            r16_ = bitcast<i32>(_e264);
         }
-        let _e448 = active_31_;
-        if _e448 {
-            let _e450 = r16_;
-            warp_sum_17_ = _e450;
-        }
-        let _e453 = active_31_;
-        if _e453 {
+        let _e270 = active_31_;
+        if _e270 {
+            let _e272 = r16_;
+            warp_sum_17_ = _e272;
             r18_ = (i32(local_index) % 32i);
-        }
-        let _e460 = active_31_;
-        if _e460 {
-            let _e462 = r18_;
-            r19_ = (_e462 == 0i);
-        }
-        let _e467 = active_31_;
-        saved_43_ = _e467;
-        let _e470 = r19_;
-        let _e472 = saved_43_;
-        let _e473 = (_e472 && _e470);
-        taken_44_ = _e473;
-        active_31_ = _e473;
-        {
-            let _e477 = active_31_;
-            if _e477 {
+            let _e280 = r18_;
+            r19_ = (_e280 == 0i);
+            let _e285 = r19_;
+            if _e285 {
                 r20_ = (i32(local_index) / 32i);
-            }
-            let _e484 = active_31_;
-            if _e484 {
-                let _e486 = warp_sum_17_;
-                let _e489 = r20_;
-                tile0_sums[bitcast<u32>(_e489)] = _e486;
+                let _e292 = warp_sum_17_;
+                let _e295 = r20_;
+                tile0_sums[bitcast<u32>(_e295)] = _e292;
             }
         }
-        let _e494 = saved_43_;
-        let _e496 = taken_44_;
-        let _e500 = exited_32_;
-        active_31_ = ((_e494 && !(_e496)) && !(_e500));
-        {
-        }
-        let _e505 = saved_43_;
-        let _e507 = exited_32_;
-        active_31_ = (_e505 && !(_e507));
         storageBarrier();
         workgroupBarrier();
-        let _e512 = active_31_;
-        if _e512 {
+        let _e300 = active_31_;
+        if _e300 {
             r21_ = (i32(local_index) / 32i);
+            let _e307 = r21_;
+            r22_ = (_e307 == 0i);
         }
-        let _e519 = active_31_;
-        if _e519 {
-            let _e521 = r21_;
-            r22_ = (_e521 == 0i);
-        }
-        let _e526 = active_31_;
-        saved_45_ = _e526;
-        let _e529 = r22_;
-        let _e531 = saved_45_;
-        let _e532 = (_e531 && _e529);
-        taken_46_ = _e532;
-        active_31_ = _e532;
+        let _e312 = active_31_;
+        saved_36_ = _e312;
+        let _e315 = r22_;
+        let _e317 = saved_36_;
+        let _e318 = (_e317 && _e315);
+        taken_37_ = _e318;
+        active_31_ = _e318;
         {
-            let _e536 = active_31_;
-            if _e536 {
+            let _e322 = active_31_;
+            if _e322 {
                 r23_ = (i32(local_index) % 32i);
-            }
-            let _e543 = active_31_;
-            if _e543 {
-                let _e546 = r23_;
-                let _e550 = tile0_sums[bitcast<u32>(_e546)];
-                r24_ = _e550;
+                let _e330 = r23_;
+                let _e334 = tile0_sums[bitcast<u32>(_e330)];
+                r24_ = _e334;
             }
             workgroupBarrier();
-            let _e553 = r24_;
-            let _e555 = active_31_;
-            let _e558 = select(0u, bitcast<u32>(_e553), _e555);
-            let _e562 = (i32(local_index) % 32i);
-            let _e565 = (i32(local_index) - _e562);
-            let _e569 = min(32i, (100i - _e565));
-            tree_47_ = _e558;
-            let _e571 = (_e565 + _e562);
-            lane_values[bitcast<u32>(_e571)] = _e558;
+            let _e337 = r24_;
+            let _e339 = active_31_;
+            let _e342 = select(0u, bitcast<u32>(_e337), _e339);
+            let _e346 = (i32(local_index) % 32i);
+            let _e349 = (i32(local_index) - _e346);
+            let _e353 = min(32i, (100i - _e349));
+            tree_38_ = _e342;
+            let _e355 = (_e349 + _e346);
+            lane_values[bitcast<u32>(_e355)] = _e342;
             workgroupBarrier();
-            let _e576 = (_e562 + 16i);
-            let _e577 = (_e576 < _e569);
-            let _e583 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e576), _e577))];
-            let _e587 = tree_47_;
-            tree_47_ = bitcast<u32>((bitcast<i32>(_e587) + bitcast<i32>(select(0u, _e583, _e577))));
+            let _e360 = (_e346 + 16i);
+            let _e361 = (_e360 < _e353);
+            let _e367 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e360), _e361))];
+            let _e371 = tree_38_;
+            tree_38_ = bitcast<u32>((bitcast<i32>(_e371) + bitcast<i32>(select(0u, _e367, _e361))));
             workgroupBarrier();
-            let _e594 = tree_47_;
-            lane_values[bitcast<u32>(_e571)] = _e594;
+            let _e378 = tree_38_;
+            lane_values[bitcast<u32>(_e355)] = _e378;
             workgroupBarrier();
-            let _e599 = (_e562 + 8i);
-            let _e600 = (_e599 < _e569);
-            let _e606 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e599), _e600))];
-            let _e610 = tree_47_;
-            tree_47_ = bitcast<u32>((bitcast<i32>(_e610) + bitcast<i32>(select(0u, _e606, _e600))));
+            let _e383 = (_e346 + 8i);
+            let _e384 = (_e383 < _e353);
+            let _e390 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e383), _e384))];
+            let _e394 = tree_38_;
+            tree_38_ = bitcast<u32>((bitcast<i32>(_e394) + bitcast<i32>(select(0u, _e390, _e384))));
             workgroupBarrier();
-            let _e617 = tree_47_;
-            lane_values[bitcast<u32>(_e571)] = _e617;
+            let _e401 = tree_38_;
+            lane_values[bitcast<u32>(_e355)] = _e401;
             workgroupBarrier();
-            let _e622 = (_e562 + 4i);
-            let _e623 = (_e622 < _e569);
-            let _e629 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e622), _e623))];
-            let _e633 = tree_47_;
-            tree_47_ = bitcast<u32>((bitcast<i32>(_e633) + bitcast<i32>(select(0u, _e629, _e623))));
+            let _e406 = (_e346 + 4i);
+            let _e407 = (_e406 < _e353);
+            let _e413 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e406), _e407))];
+            let _e417 = tree_38_;
+            tree_38_ = bitcast<u32>((bitcast<i32>(_e417) + bitcast<i32>(select(0u, _e413, _e407))));
             workgroupBarrier();
-            let _e640 = tree_47_;
-            lane_values[bitcast<u32>(_e571)] = _e640;
+            let _e424 = tree_38_;
+            lane_values[bitcast<u32>(_e355)] = _e424;
             workgroupBarrier();
-            let _e645 = (_e562 + 2i);
-            let _e646 = (_e645 < _e569);
-            let _e652 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e645), _e646))];
-            let _e656 = tree_47_;
-            tree_47_ = bitcast<u32>((bitcast<i32>(_e656) + bitcast<i32>(select(0u, _e652, _e646))));
+            let _e429 = (_e346 + 2i);
+            let _e430 = (_e429 < _e353);
+            let _e436 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e429), _e430))];
+            let _e440 = tree_38_;
+            tree_38_ = bitcast<u32>((bitcast<i32>(_e440) + bitcast<i32>(select(0u, _e436, _e430))));
             workgroupBarrier();
-            let _e663 = tree_47_;
-            lane_values[bitcast<u32>(_e571)] = _e663;
+            let _e447 = tree_38_;
+            lane_values[bitcast<u32>(_e355)] = _e447;
             workgroupBarrier();
-            let _e668 = (_e562 + 1i);
-            let _e669 = (_e668 < _e569);
-            let _e675 = lane_values[bitcast<u32>(select(_e571, (_e565 + _e668), _e669))];
-            let _e679 = tree_47_;
-            tree_47_ = bitcast<u32>((bitcast<i32>(_e679) + bitcast<i32>(select(0u, _e675, _e669))));
+            let _e452 = (_e346 + 1i);
+            let _e453 = (_e452 < _e353);
+            let _e459 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e452), _e453))];
+            let _e463 = tree_38_;
+            tree_38_ = bitcast<u32>((bitcast<i32>(_e463) + bitcast<i32>(select(0u, _e459, _e453))));
             workgroupBarrier();
-            let _e686 = tree_47_;
-            lane_values[bitcast<u32>(_e571)] = _e686;
+            let _e470 = tree_38_;
+            lane_values[bitcast<u32>(_e355)] = _e470;
             workgroupBarrier();
-            let _e693 = lane_values[bitcast<u32>(_e565)];
-            let _e696 = active_31_;
-            if _e696 {
-                r25_ = bitcast<i32>(_e693);
+            let _e477 = lane_values[bitcast<u32>(_e349)];
+            let _e480 = active_31_;
+            if _e480 {
+                r25_ = bitcast<i32>(_e477);
             }
-            let _e699 = active_31_;
-            if _e699 {
-                let _e701 = r25_;
-                total_26_ = _e701;
-            }
-            let _e704 = active_31_;
-            if _e704 {
+            let _e483 = active_31_;
+            if _e483 {
+                let _e485 = r25_;
+                total_26_ = _e485;
                 r27_ = (i32(local_index) % 32i);
-            }
-            let _e711 = active_31_;
-            if _e711 {
-                let _e713 = r27_;
-                r28_ = (_e713 == 0i);
-            }
-            let _e718 = active_31_;
-            saved_48_ = _e718;
-            let _e721 = r28_;
-            let _e723 = saved_48_;
-            let _e724 = (_e723 && _e721);
-            taken_49_ = _e724;
-            active_31_ = _e724;
-            {
-                let _e728 = active_31_;
-                if _e728 {
+                let _e493 = r27_;
+                r28_ = (_e493 == 0i);
+                let _e498 = r28_;
+                if _e498 {
                     r29_ = i32(block.x);
-                }
-                let _e734 = active_31_;
-                if _e734 {
-                    let _e736 = total_26_;
-                    let _e741 = r29_;
-                    Partial[bitcast<u32>(_e741)] = _e736;
+                    let _e504 = total_26_;
+                    let _e509 = r29_;
+                    Partial[bitcast<u32>(_e509)] = _e504;
                 }
             }
-            let _e746 = saved_48_;
-            let _e748 = taken_49_;
-            let _e752 = exited_32_;
-            active_31_ = ((_e746 && !(_e748)) && !(_e752));
-            {
-            }
-            let _e757 = saved_48_;
-            let _e759 = exited_32_;
-            active_31_ = (_e757 && !(_e759));
         }
-        let _e764 = saved_45_;
-        let _e766 = taken_46_;
-        let _e770 = exited_32_;
-        active_31_ = ((_e764 && !(_e766)) && !(_e770));
+        let _e514 = saved_36_;
+        let _e516 = taken_37_;
+        let _e520 = exited_32_;
+        active_31_ = ((_e514 && !(_e516)) && !(_e520));
         {
         }
-        let _e775 = saved_45_;
-        let _e777 = exited_32_;
-        active_31_ = (_e775 && !(_e777));
+        let _e525 = saved_36_;
+        let _e527 = exited_32_;
+        active_31_ = (_e525 && !(_e527));
     }
 }

@@ -73,23 +73,8 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var vote_number_51_: u32;
     var saved_52_: bool;
     var taken_53_: bool;
-    var entry_54_: bool;
-    var broken_55_: bool;
-    var continued_56_: bool;
-    var saved_57_: bool;
-    var taken_58_: bool;
-    var tree_59_: u32;
-    var entry_60_: bool;
-    var broken_61_: bool;
-    var continued_62_: bool;
-    var saved_63_: bool;
-    var taken_64_: bool;
-    var tree_65_: u32;
-    var entry_66_: bool;
-    var broken_67_: bool;
-    var continued_68_: bool;
-    var saved_69_: bool;
-    var taken_70_: bool;
+    var tree_54_: u32;
+    var tree_55_: u32;
 
     active_49_ = true;
     exited_50_ = false;
@@ -98,628 +83,298 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
         let _e7 = active_49_;
         if _e7 {
             r0_ = i32(block.x);
-        }
-        let _e13 = active_49_;
-        if _e13 {
             r1_ = 4i;
-        }
-        let _e17 = active_49_;
-        if _e17 {
-            let _e19 = r0_;
-            let _e21 = r1_;
-            r2_ = (_e19 * _e21);
-        }
-        let _e25 = active_49_;
-        if _e25 {
+            let _e15 = r0_;
+            let _e17 = r1_;
+            r2_ = (_e15 * _e17);
             r3_ = (i32(local_index) / 32i);
-        }
-        let _e32 = active_49_;
-        if _e32 {
-            let _e34 = r2_;
-            let _e36 = r3_;
-            r4_ = (_e34 + _e36);
-        }
-        let _e40 = active_49_;
-        if _e40 {
-            let _e42 = r4_;
-            row_5_ = _e42;
+            let _e26 = r2_;
+            let _e28 = r3_;
+            r4_ = (_e26 + _e28);
+            let _e32 = r4_;
+            row_5_ = _e32;
+            let _e36 = params.R;
+            r6_ = _e36;
+            let _e39 = row_5_;
+            let _e41 = r6_;
+            r7_ = (_e39 < _e41);
         }
         let _e45 = active_49_;
-        if _e45 {
-            let _e48 = params.R;
-            r6_ = _e48;
-        }
-        let _e51 = active_49_;
-        if _e51 {
-            let _e53 = row_5_;
-            let _e55 = r6_;
-            r7_ = (_e53 < _e55);
-        }
-        let _e59 = active_49_;
-        saved_52_ = _e59;
-        let _e62 = r7_;
-        let _e64 = saved_52_;
-        let _e65 = (_e64 && _e62);
-        taken_53_ = _e65;
-        active_49_ = _e65;
+        saved_52_ = _e45;
+        let _e48 = r7_;
+        let _e50 = saved_52_;
+        let _e51 = (_e50 && _e48);
+        taken_53_ = _e51;
+        active_49_ = _e51;
         {
-            let _e69 = active_49_;
-            if _e69 {
+            let _e55 = active_49_;
+            if _e55 {
                 r8_ = -1000000000000000000000000000000f;
-            }
-            let _e73 = active_49_;
-            if _e73 {
                 m_9_ = -1000000000000000000000000000000f;
-            }
-            let _e77 = active_49_;
-            if _e77 {
                 r10_ = (i32(local_index) % 32i);
-            }
-            let _e84 = active_49_;
-            if _e84 {
-                let _e87 = params.C;
-                r11_ = _e87;
-            }
-            let _e90 = active_49_;
-            if _e90 {
+                let _e67 = params.C;
+                r11_ = _e67;
                 r12_ = 32i;
-            }
-            let _e94 = active_49_;
-            if _e94 {
-                let _e96 = r11_;
-                r13_ = _e96;
-            }
-            let _e99 = active_49_;
-            if _e99 {
-                let _e101 = r12_;
-                r14_ = _e101;
-            }
-            let _e104 = active_49_;
-            if _e104 {
-                let _e106 = r10_;
-                c_15_ = _e106;
-            }
-            let _e109 = active_49_;
-            entry_54_ = _e109;
-            broken_55_ = false;
-            loop {
-                continued_56_ = false;
-                let _e116 = entry_54_;
-                let _e118 = exited_50_;
-                let _e120 = broken_55_;
-                let _e122 = continued_56_;
-                active_49_ = (_e116 && !((_e118 || (_e120 || _e122))));
-                let _e129 = vote_number_51_;
-                vote_number_51_ = (_e129 + 1u);
-                let _e134 = active_49_;
-                if _e134 {
-                    let _e137 = vote_number_51_;
-                    atomicMax((&workgroup_votes), _e137);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e142 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e142;
-                }
-                let _e145 = workgroupUniformLoad((&workgroup_any));
-                let _e147 = vote_number_51_;
-                if (u32((_e145 == _e147)) == 0u) {
-                    break;
-                }
-                {
-                    let _e153 = active_49_;
-                    if _e153 {
-                        let _e155 = c_15_;
-                        let _e157 = r13_;
-                        r16_ = (_e155 < _e157);
+                let _e72 = r11_;
+                r13_ = _e72;
+                let _e75 = r12_;
+                r14_ = _e75;
+                let _e78 = r10_;
+                c_15_ = _e78;
+                loop {
+                    let _e81 = c_15_;
+                    let _e83 = r13_;
+                    r16_ = (_e81 < _e83);
+                    let _e87 = r16_;
+                    r17_ = !(_e87);
+                    let _e91 = r17_;
+                    if _e91 {
+                        break;
                     }
-                    let _e161 = active_49_;
-                    if _e161 {
-                        let _e163 = r16_;
-                        r17_ = !(_e163);
-                    }
-                    let _e167 = active_49_;
-                    saved_57_ = _e167;
-                    let _e170 = r17_;
-                    let _e172 = saved_57_;
-                    let _e173 = (_e172 && _e170);
-                    taken_58_ = _e173;
-                    active_49_ = _e173;
-                    {
-                        let _e177 = active_49_;
-                        let _e179 = broken_55_;
-                        broken_55_ = (_e179 || _e177);
-                        active_49_ = false;
-                    }
-                    let _e185 = saved_57_;
-                    let _e187 = taken_58_;
-                    let _e191 = exited_50_;
-                    let _e193 = broken_55_;
-                    let _e195 = continued_56_;
-                    active_49_ = ((_e185 && !(_e187)) && !((_e191 || (_e193 || _e195))));
-                    {
-                    }
-                    let _e202 = saved_57_;
-                    let _e204 = exited_50_;
-                    let _e206 = broken_55_;
-                    let _e208 = continued_56_;
-                    active_49_ = (_e202 && !((_e204 || (_e206 || _e208))));
-                    let _e215 = active_49_;
-                    if _e215 {
-                        let _e221 = params.C;
-                        let _e223 = row_5_;
-                        let _e225 = c_15_;
-                        let _e231 = X[bitcast<u32>(((_e223 * _e221) + _e225))];
-                        r18_ = _e231;
-                    }
-                    let _e234 = active_49_;
-                    if _e234 {
-                        let _e236 = m_9_;
-                        let _e238 = r18_;
-                        r19_ = max(_e236, _e238);
-                    }
-                    let _e242 = active_49_;
-                    if _e242 {
-                        let _e244 = r19_;
-                        m_9_ = _e244;
-                    }
-                }
-                continuing {
-                    let _e247 = entry_54_;
-                    continued_56_ = false;
-                    let _e251 = exited_50_;
-                    let _e253 = broken_55_;
-                    let _e255 = continued_56_;
-                    active_49_ = (_e247 && !((_e251 || (_e253 || _e255))));
-                    {
-                        let _e262 = active_49_;
-                        if _e262 {
-                            let _e264 = c_15_;
-                            let _e266 = r14_;
-                            c_15_ = (_e264 + _e266);
-                        }
+                    let _e97 = params.C;
+                    let _e99 = row_5_;
+                    let _e101 = c_15_;
+                    let _e107 = X[bitcast<u32>(((_e99 * _e97) + _e101))];
+                    r18_ = _e107;
+                    let _e110 = m_9_;
+                    let _e112 = r18_;
+                    r19_ = max(_e110, _e112);
+                    let _e116 = r19_;
+                    m_9_ = _e116;
+                    continuing {
+                        let _e119 = c_15_;
+                        let _e121 = r14_;
+                        c_15_ = (_e119 + _e121);
                     }
                 }
             }
-            let _e270 = entry_54_;
-            let _e272 = exited_50_;
-            active_49_ = (_e270 && !(_e272));
             workgroupBarrier();
-            let _e277 = m_9_;
-            let _e279 = active_49_;
-            let _e282 = select(4286578688u, bitcast<u32>(_e277), _e279);
-            let _e286 = (i32(local_index) % 32i);
-            let _e289 = (i32(local_index) - _e286);
-            let _e293 = min(32i, (128i - _e289));
-            tree_59_ = _e282;
-            let _e295 = (_e289 + _e286);
-            lane_values[bitcast<u32>(_e295)] = _e282;
+            let _e125 = m_9_;
+            let _e127 = active_49_;
+            let _e130 = select(4286578688u, bitcast<u32>(_e125), _e127);
+            let _e134 = (i32(local_index) % 32i);
+            let _e137 = (i32(local_index) - _e134);
+            let _e141 = min(32i, (128i - _e137));
+            tree_54_ = _e130;
+            let _e143 = (_e137 + _e134);
+            lane_values[bitcast<u32>(_e143)] = _e130;
             workgroupBarrier();
-            let _e300 = (_e286 + 16i);
-            let _e301 = (_e300 < _e293);
-            let _e307 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e300), _e301))];
-            let _e311 = tree_59_;
-            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e311), bitcast<f32>(select(4286578688u, _e307, _e301))));
+            let _e148 = (_e134 + 16i);
+            let _e149 = (_e148 < _e141);
+            let _e155 = lane_values[bitcast<u32>(select(_e143, (_e137 + _e148), _e149))];
+            let _e159 = tree_54_;
+            tree_54_ = bitcast<u32>(max(bitcast<f32>(_e159), bitcast<f32>(select(4286578688u, _e155, _e149))));
             workgroupBarrier();
-            let _e318 = tree_59_;
-            lane_values[bitcast<u32>(_e295)] = _e318;
+            let _e166 = tree_54_;
+            lane_values[bitcast<u32>(_e143)] = _e166;
             workgroupBarrier();
-            let _e323 = (_e286 + 8i);
-            let _e324 = (_e323 < _e293);
-            let _e330 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e323), _e324))];
-            let _e334 = tree_59_;
-            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e334), bitcast<f32>(select(4286578688u, _e330, _e324))));
+            let _e171 = (_e134 + 8i);
+            let _e172 = (_e171 < _e141);
+            let _e178 = lane_values[bitcast<u32>(select(_e143, (_e137 + _e171), _e172))];
+            let _e182 = tree_54_;
+            tree_54_ = bitcast<u32>(max(bitcast<f32>(_e182), bitcast<f32>(select(4286578688u, _e178, _e172))));
             workgroupBarrier();
-            let _e341 = tree_59_;
-            lane_values[bitcast<u32>(_e295)] = _e341;
+            let _e189 = tree_54_;
+            lane_values[bitcast<u32>(_e143)] = _e189;
             workgroupBarrier();
-            let _e346 = (_e286 + 4i);
-            let _e347 = (_e346 < _e293);
-            let _e353 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e346), _e347))];
-            let _e357 = tree_59_;
-            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e357), bitcast<f32>(select(4286578688u, _e353, _e347))));
+            let _e194 = (_e134 + 4i);
+            let _e195 = (_e194 < _e141);
+            let _e201 = lane_values[bitcast<u32>(select(_e143, (_e137 + _e194), _e195))];
+            let _e205 = tree_54_;
+            tree_54_ = bitcast<u32>(max(bitcast<f32>(_e205), bitcast<f32>(select(4286578688u, _e201, _e195))));
             workgroupBarrier();
-            let _e364 = tree_59_;
-            lane_values[bitcast<u32>(_e295)] = _e364;
+            let _e212 = tree_54_;
+            lane_values[bitcast<u32>(_e143)] = _e212;
             workgroupBarrier();
-            let _e369 = (_e286 + 2i);
-            let _e370 = (_e369 < _e293);
-            let _e376 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e369), _e370))];
-            let _e380 = tree_59_;
-            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e380), bitcast<f32>(select(4286578688u, _e376, _e370))));
+            let _e217 = (_e134 + 2i);
+            let _e218 = (_e217 < _e141);
+            let _e224 = lane_values[bitcast<u32>(select(_e143, (_e137 + _e217), _e218))];
+            let _e228 = tree_54_;
+            tree_54_ = bitcast<u32>(max(bitcast<f32>(_e228), bitcast<f32>(select(4286578688u, _e224, _e218))));
             workgroupBarrier();
-            let _e387 = tree_59_;
-            lane_values[bitcast<u32>(_e295)] = _e387;
+            let _e235 = tree_54_;
+            lane_values[bitcast<u32>(_e143)] = _e235;
             workgroupBarrier();
-            let _e392 = (_e286 + 1i);
-            let _e393 = (_e392 < _e293);
-            let _e399 = lane_values[bitcast<u32>(select(_e295, (_e289 + _e392), _e393))];
-            let _e403 = tree_59_;
-            tree_59_ = bitcast<u32>(max(bitcast<f32>(_e403), bitcast<f32>(select(4286578688u, _e399, _e393))));
+            let _e240 = (_e134 + 1i);
+            let _e241 = (_e240 < _e141);
+            let _e247 = lane_values[bitcast<u32>(select(_e143, (_e137 + _e240), _e241))];
+            let _e251 = tree_54_;
+            tree_54_ = bitcast<u32>(max(bitcast<f32>(_e251), bitcast<f32>(select(4286578688u, _e247, _e241))));
             workgroupBarrier();
-            let _e410 = tree_59_;
-            lane_values[bitcast<u32>(_e295)] = _e410;
+            let _e258 = tree_54_;
+            lane_values[bitcast<u32>(_e143)] = _e258;
             workgroupBarrier();
-            let _e417 = lane_values[bitcast<u32>(_e289)];
-            let _e420 = active_49_;
-            if _e420 {
-                r20_ = bitcast<f32>(_e417);
+            let _e265 = lane_values[bitcast<u32>(_e137)];
+            let _e268 = active_49_;
+            if _e268 {
+                r20_ = bitcast<f32>(_e265);
             }
-            let _e423 = active_49_;
-            if _e423 {
-                let _e425 = r20_;
-                row_max_21_ = _e425;
-            }
-            let _e428 = active_49_;
-            if _e428 {
+            let _e271 = active_49_;
+            if _e271 {
+                let _e273 = r20_;
+                row_max_21_ = _e273;
                 s_22_ = 0f;
-            }
-            let _e432 = active_49_;
-            if _e432 {
                 r23_ = (i32(local_index) % 32i);
-            }
-            let _e439 = active_49_;
-            if _e439 {
-                let _e442 = params.C;
-                r24_ = _e442;
-            }
-            let _e445 = active_49_;
-            if _e445 {
+                let _e284 = params.C;
+                r24_ = _e284;
                 r25_ = 32i;
-            }
-            let _e449 = active_49_;
-            if _e449 {
-                let _e451 = r24_;
-                r26_ = _e451;
-            }
-            let _e454 = active_49_;
-            if _e454 {
-                let _e456 = r25_;
-                r27_ = _e456;
-            }
-            let _e459 = active_49_;
-            if _e459 {
-                let _e461 = r23_;
-                c_28_ = _e461;
-            }
-            let _e464 = active_49_;
-            entry_60_ = _e464;
-            broken_61_ = false;
-            loop {
-                continued_62_ = false;
-                let _e471 = entry_60_;
-                let _e473 = exited_50_;
-                let _e475 = broken_61_;
-                let _e477 = continued_62_;
-                active_49_ = (_e471 && !((_e473 || (_e475 || _e477))));
-                let _e484 = vote_number_51_;
-                vote_number_51_ = (_e484 + 1u);
-                let _e489 = active_49_;
-                if _e489 {
-                    let _e492 = vote_number_51_;
-                    atomicMax((&workgroup_votes), _e492);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e497 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e497;
-                }
-                let _e500 = workgroupUniformLoad((&workgroup_any));
-                let _e502 = vote_number_51_;
-                if (u32((_e500 == _e502)) == 0u) {
-                    break;
-                }
-                {
-                    let _e508 = active_49_;
-                    if _e508 {
-                        let _e510 = c_28_;
-                        let _e512 = r26_;
-                        r29_ = (_e510 < _e512);
+                let _e289 = r24_;
+                r26_ = _e289;
+                let _e292 = r25_;
+                r27_ = _e292;
+                let _e295 = r23_;
+                c_28_ = _e295;
+                loop {
+                    let _e298 = c_28_;
+                    let _e300 = r26_;
+                    r29_ = (_e298 < _e300);
+                    let _e304 = r29_;
+                    r30_ = !(_e304);
+                    let _e308 = r30_;
+                    if _e308 {
+                        break;
                     }
-                    let _e516 = active_49_;
-                    if _e516 {
-                        let _e518 = r29_;
-                        r30_ = !(_e518);
-                    }
-                    let _e522 = active_49_;
-                    saved_63_ = _e522;
-                    let _e525 = r30_;
-                    let _e527 = saved_63_;
-                    let _e528 = (_e527 && _e525);
-                    taken_64_ = _e528;
-                    active_49_ = _e528;
-                    {
-                        let _e532 = active_49_;
-                        let _e534 = broken_61_;
-                        broken_61_ = (_e534 || _e532);
-                        active_49_ = false;
-                    }
-                    let _e540 = saved_63_;
-                    let _e542 = taken_64_;
-                    let _e546 = exited_50_;
-                    let _e548 = broken_61_;
-                    let _e550 = continued_62_;
-                    active_49_ = ((_e540 && !(_e542)) && !((_e546 || (_e548 || _e550))));
-                    {
-                    }
-                    let _e557 = saved_63_;
-                    let _e559 = exited_50_;
-                    let _e561 = broken_61_;
-                    let _e563 = continued_62_;
-                    active_49_ = (_e557 && !((_e559 || (_e561 || _e563))));
-                    let _e570 = active_49_;
-                    if _e570 {
-                        let _e576 = params.C;
-                        let _e578 = row_5_;
-                        let _e580 = c_28_;
-                        let _e586 = X[bitcast<u32>(((_e578 * _e576) + _e580))];
-                        r31_ = _e586;
-                    }
-                    let _e589 = active_49_;
-                    if _e589 {
-                        let _e591 = r31_;
-                        let _e593 = row_max_21_;
-                        r32_ = (_e591 - _e593);
-                    }
-                    let _e597 = active_49_;
-                    if _e597 {
-                        let _e599 = r32_;
-                        r33_ = exp(_e599);
-                    }
-                    let _e603 = active_49_;
-                    if _e603 {
-                        let _e605 = s_22_;
-                        let _e607 = r33_;
-                        r34_ = (_e605 + _e607);
-                    }
-                    let _e611 = active_49_;
-                    if _e611 {
-                        let _e613 = r34_;
-                        s_22_ = _e613;
-                    }
-                }
-                continuing {
-                    let _e616 = entry_60_;
-                    continued_62_ = false;
-                    let _e620 = exited_50_;
-                    let _e622 = broken_61_;
-                    let _e624 = continued_62_;
-                    active_49_ = (_e616 && !((_e620 || (_e622 || _e624))));
-                    {
-                        let _e631 = active_49_;
-                        if _e631 {
-                            let _e633 = c_28_;
-                            let _e635 = r27_;
-                            c_28_ = (_e633 + _e635);
-                        }
+                    let _e314 = params.C;
+                    let _e316 = row_5_;
+                    let _e318 = c_28_;
+                    let _e324 = X[bitcast<u32>(((_e316 * _e314) + _e318))];
+                    r31_ = _e324;
+                    let _e327 = r31_;
+                    let _e329 = row_max_21_;
+                    r32_ = (_e327 - _e329);
+                    let _e333 = r32_;
+                    r33_ = exp(_e333);
+                    let _e337 = s_22_;
+                    let _e339 = r33_;
+                    r34_ = (_e337 + _e339);
+                    let _e343 = r34_;
+                    s_22_ = _e343;
+                    continuing {
+                        let _e346 = c_28_;
+                        let _e348 = r27_;
+                        c_28_ = (_e346 + _e348);
                     }
                 }
             }
-            let _e639 = entry_60_;
-            let _e641 = exited_50_;
-            active_49_ = (_e639 && !(_e641));
             workgroupBarrier();
-            let _e646 = s_22_;
-            let _e648 = active_49_;
-            let _e651 = select(0u, bitcast<u32>(_e646), _e648);
-            let _e655 = (i32(local_index) % 32i);
-            let _e658 = (i32(local_index) - _e655);
-            let _e662 = min(32i, (128i - _e658));
-            tree_65_ = _e651;
-            let _e664 = (_e658 + _e655);
-            lane_values[bitcast<u32>(_e664)] = _e651;
+            let _e352 = s_22_;
+            let _e354 = active_49_;
+            let _e357 = select(0u, bitcast<u32>(_e352), _e354);
+            let _e361 = (i32(local_index) % 32i);
+            let _e364 = (i32(local_index) - _e361);
+            let _e368 = min(32i, (128i - _e364));
+            tree_55_ = _e357;
+            let _e370 = (_e364 + _e361);
+            lane_values[bitcast<u32>(_e370)] = _e357;
             workgroupBarrier();
-            let _e669 = (_e655 + 16i);
-            let _e670 = (_e669 < _e662);
-            let _e676 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e669), _e670))];
-            let _e680 = tree_65_;
-            tree_65_ = bitcast<u32>((bitcast<f32>(_e680) + bitcast<f32>(select(0u, _e676, _e670))));
+            let _e375 = (_e361 + 16i);
+            let _e376 = (_e375 < _e368);
+            let _e382 = lane_values[bitcast<u32>(select(_e370, (_e364 + _e375), _e376))];
+            let _e386 = tree_55_;
+            tree_55_ = bitcast<u32>((bitcast<f32>(_e386) + bitcast<f32>(select(0u, _e382, _e376))));
             workgroupBarrier();
-            let _e687 = tree_65_;
-            lane_values[bitcast<u32>(_e664)] = _e687;
+            let _e393 = tree_55_;
+            lane_values[bitcast<u32>(_e370)] = _e393;
             workgroupBarrier();
-            let _e692 = (_e655 + 8i);
-            let _e693 = (_e692 < _e662);
-            let _e699 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e692), _e693))];
-            let _e703 = tree_65_;
-            tree_65_ = bitcast<u32>((bitcast<f32>(_e703) + bitcast<f32>(select(0u, _e699, _e693))));
+            let _e398 = (_e361 + 8i);
+            let _e399 = (_e398 < _e368);
+            let _e405 = lane_values[bitcast<u32>(select(_e370, (_e364 + _e398), _e399))];
+            let _e409 = tree_55_;
+            tree_55_ = bitcast<u32>((bitcast<f32>(_e409) + bitcast<f32>(select(0u, _e405, _e399))));
             workgroupBarrier();
-            let _e710 = tree_65_;
-            lane_values[bitcast<u32>(_e664)] = _e710;
+            let _e416 = tree_55_;
+            lane_values[bitcast<u32>(_e370)] = _e416;
             workgroupBarrier();
-            let _e715 = (_e655 + 4i);
-            let _e716 = (_e715 < _e662);
-            let _e722 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e715), _e716))];
-            let _e726 = tree_65_;
-            tree_65_ = bitcast<u32>((bitcast<f32>(_e726) + bitcast<f32>(select(0u, _e722, _e716))));
+            let _e421 = (_e361 + 4i);
+            let _e422 = (_e421 < _e368);
+            let _e428 = lane_values[bitcast<u32>(select(_e370, (_e364 + _e421), _e422))];
+            let _e432 = tree_55_;
+            tree_55_ = bitcast<u32>((bitcast<f32>(_e432) + bitcast<f32>(select(0u, _e428, _e422))));
             workgroupBarrier();
-            let _e733 = tree_65_;
-            lane_values[bitcast<u32>(_e664)] = _e733;
+            let _e439 = tree_55_;
+            lane_values[bitcast<u32>(_e370)] = _e439;
             workgroupBarrier();
-            let _e738 = (_e655 + 2i);
-            let _e739 = (_e738 < _e662);
-            let _e745 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e738), _e739))];
-            let _e749 = tree_65_;
-            tree_65_ = bitcast<u32>((bitcast<f32>(_e749) + bitcast<f32>(select(0u, _e745, _e739))));
+            let _e444 = (_e361 + 2i);
+            let _e445 = (_e444 < _e368);
+            let _e451 = lane_values[bitcast<u32>(select(_e370, (_e364 + _e444), _e445))];
+            let _e455 = tree_55_;
+            tree_55_ = bitcast<u32>((bitcast<f32>(_e455) + bitcast<f32>(select(0u, _e451, _e445))));
             workgroupBarrier();
-            let _e756 = tree_65_;
-            lane_values[bitcast<u32>(_e664)] = _e756;
+            let _e462 = tree_55_;
+            lane_values[bitcast<u32>(_e370)] = _e462;
             workgroupBarrier();
-            let _e761 = (_e655 + 1i);
-            let _e762 = (_e761 < _e662);
-            let _e768 = lane_values[bitcast<u32>(select(_e664, (_e658 + _e761), _e762))];
-            let _e772 = tree_65_;
-            tree_65_ = bitcast<u32>((bitcast<f32>(_e772) + bitcast<f32>(select(0u, _e768, _e762))));
+            let _e467 = (_e361 + 1i);
+            let _e468 = (_e467 < _e368);
+            let _e474 = lane_values[bitcast<u32>(select(_e370, (_e364 + _e467), _e468))];
+            let _e478 = tree_55_;
+            tree_55_ = bitcast<u32>((bitcast<f32>(_e478) + bitcast<f32>(select(0u, _e474, _e468))));
             workgroupBarrier();
-            let _e779 = tree_65_;
-            lane_values[bitcast<u32>(_e664)] = _e779;
+            let _e485 = tree_55_;
+            lane_values[bitcast<u32>(_e370)] = _e485;
             workgroupBarrier();
-            let _e786 = lane_values[bitcast<u32>(_e658)];
-            let _e789 = active_49_;
-            if _e789 {
-                r35_ = bitcast<f32>(_e786);
+            let _e492 = lane_values[bitcast<u32>(_e364)];
+            let _e495 = active_49_;
+            if _e495 {
+                r35_ = bitcast<f32>(_e492);
             }
-            let _e792 = active_49_;
-            if _e792 {
-                let _e794 = r35_;
-                total_36_ = _e794;
-            }
-            let _e797 = active_49_;
-            if _e797 {
+            let _e498 = active_49_;
+            if _e498 {
+                let _e500 = r35_;
+                total_36_ = _e500;
                 r37_ = (i32(local_index) % 32i);
-            }
-            let _e804 = active_49_;
-            if _e804 {
-                let _e807 = params.C;
-                r38_ = _e807;
-            }
-            let _e810 = active_49_;
-            if _e810 {
+                let _e509 = params.C;
+                r38_ = _e509;
                 r39_ = 32i;
-            }
-            let _e814 = active_49_;
-            if _e814 {
-                let _e816 = r38_;
-                r40_ = _e816;
-            }
-            let _e819 = active_49_;
-            if _e819 {
-                let _e821 = r39_;
-                r41_ = _e821;
-            }
-            let _e824 = active_49_;
-            if _e824 {
-                let _e826 = r37_;
-                c_42_ = _e826;
-            }
-            let _e829 = active_49_;
-            entry_66_ = _e829;
-            broken_67_ = false;
-            loop {
-                continued_68_ = false;
-                let _e836 = entry_66_;
-                let _e838 = exited_50_;
-                let _e840 = broken_67_;
-                let _e842 = continued_68_;
-                active_49_ = (_e836 && !((_e838 || (_e840 || _e842))));
-                let _e849 = vote_number_51_;
-                vote_number_51_ = (_e849 + 1u);
-                let _e854 = active_49_;
-                if _e854 {
-                    let _e857 = vote_number_51_;
-                    atomicMax((&workgroup_votes), _e857);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e862 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e862;
-                }
-                let _e865 = workgroupUniformLoad((&workgroup_any));
-                let _e867 = vote_number_51_;
-                if (u32((_e865 == _e867)) == 0u) {
-                    break;
-                }
-                {
-                    let _e873 = active_49_;
-                    if _e873 {
-                        let _e875 = c_42_;
-                        let _e877 = r40_;
-                        r43_ = (_e875 < _e877);
+                let _e514 = r38_;
+                r40_ = _e514;
+                let _e517 = r39_;
+                r41_ = _e517;
+                let _e520 = r37_;
+                c_42_ = _e520;
+                loop {
+                    let _e523 = c_42_;
+                    let _e525 = r40_;
+                    r43_ = (_e523 < _e525);
+                    let _e529 = r43_;
+                    r44_ = !(_e529);
+                    let _e533 = r44_;
+                    if _e533 {
+                        break;
                     }
-                    let _e881 = active_49_;
-                    if _e881 {
-                        let _e883 = r43_;
-                        r44_ = !(_e883);
-                    }
-                    let _e887 = active_49_;
-                    saved_69_ = _e887;
-                    let _e890 = r44_;
-                    let _e892 = saved_69_;
-                    let _e893 = (_e892 && _e890);
-                    taken_70_ = _e893;
-                    active_49_ = _e893;
-                    {
-                        let _e897 = active_49_;
-                        let _e899 = broken_67_;
-                        broken_67_ = (_e899 || _e897);
-                        active_49_ = false;
-                    }
-                    let _e905 = saved_69_;
-                    let _e907 = taken_70_;
-                    let _e911 = exited_50_;
-                    let _e913 = broken_67_;
-                    let _e915 = continued_68_;
-                    active_49_ = ((_e905 && !(_e907)) && !((_e911 || (_e913 || _e915))));
-                    {
-                    }
-                    let _e922 = saved_69_;
-                    let _e924 = exited_50_;
-                    let _e926 = broken_67_;
-                    let _e928 = continued_68_;
-                    active_49_ = (_e922 && !((_e924 || (_e926 || _e928))));
-                    let _e935 = active_49_;
-                    if _e935 {
-                        let _e941 = params.C;
-                        let _e943 = row_5_;
-                        let _e945 = c_42_;
-                        let _e951 = X[bitcast<u32>(((_e943 * _e941) + _e945))];
-                        r45_ = _e951;
-                    }
-                    let _e954 = active_49_;
-                    if _e954 {
-                        let _e956 = r45_;
-                        let _e958 = row_max_21_;
-                        r46_ = (_e956 - _e958);
-                    }
-                    let _e962 = active_49_;
-                    if _e962 {
-                        let _e964 = r46_;
-                        r47_ = exp(_e964);
-                    }
-                    let _e968 = active_49_;
-                    if _e968 {
-                        let _e970 = r47_;
-                        let _e972 = total_36_;
-                        r48_ = (_e970 / _e972);
-                    }
-                    let _e976 = active_49_;
-                    if _e976 {
-                        let _e978 = r48_;
-                        let _e984 = params.C;
-                        let _e986 = row_5_;
-                        let _e988 = c_42_;
-                        Y[bitcast<u32>(((_e986 * _e984) + _e988))] = _e978;
-                    }
-                }
-                continuing {
-                    let _e995 = entry_66_;
-                    continued_68_ = false;
-                    let _e999 = exited_50_;
-                    let _e1001 = broken_67_;
-                    let _e1003 = continued_68_;
-                    active_49_ = (_e995 && !((_e999 || (_e1001 || _e1003))));
-                    {
-                        let _e1010 = active_49_;
-                        if _e1010 {
-                            let _e1012 = c_42_;
-                            let _e1014 = r41_;
-                            c_42_ = (_e1012 + _e1014);
-                        }
+                    let _e539 = params.C;
+                    let _e541 = row_5_;
+                    let _e543 = c_42_;
+                    let _e549 = X[bitcast<u32>(((_e541 * _e539) + _e543))];
+                    r45_ = _e549;
+                    let _e552 = r45_;
+                    let _e554 = row_max_21_;
+                    r46_ = (_e552 - _e554);
+                    let _e558 = r46_;
+                    r47_ = exp(_e558);
+                    let _e562 = r47_;
+                    let _e564 = total_36_;
+                    r48_ = (_e562 / _e564);
+                    let _e568 = r48_;
+                    let _e574 = params.C;
+                    let _e576 = row_5_;
+                    let _e578 = c_42_;
+                    Y[bitcast<u32>(((_e576 * _e574) + _e578))] = _e568;
+                    continuing {
+                        let _e585 = c_42_;
+                        let _e587 = r41_;
+                        c_42_ = (_e585 + _e587);
                     }
                 }
             }
-            let _e1018 = entry_66_;
-            let _e1020 = exited_50_;
-            active_49_ = (_e1018 && !(_e1020));
         }
-        let _e1025 = saved_52_;
-        let _e1027 = taken_53_;
-        let _e1031 = exited_50_;
-        active_49_ = ((_e1025 && !(_e1027)) && !(_e1031));
+        let _e591 = saved_52_;
+        let _e593 = taken_53_;
+        let _e597 = exited_50_;
+        active_49_ = ((_e591 && !(_e593)) && !(_e597));
         {
         }
-        let _e1036 = saved_52_;
-        let _e1038 = exited_50_;
-        active_49_ = (_e1036 && !(_e1038));
+        let _e602 = saved_52_;
+        let _e604 = exited_50_;
+        active_49_ = (_e602 && !(_e604));
     }
 }

@@ -77,26 +77,11 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var vote_number_52_: u32;
     var saved_53_: bool;
     var taken_54_: bool;
-    var entry_55_: bool;
-    var broken_56_: bool;
-    var continued_57_: bool;
-    var left_58_: bool = false;
-    var saved_59_: bool;
-    var taken_60_: bool;
-    var tree_61_: u32;
-    var entry_62_: bool;
-    var broken_63_: bool;
-    var continued_64_: bool;
-    var left_65_: bool = false;
-    var saved_66_: bool;
-    var taken_67_: bool;
-    var tree_68_: u32;
-    var entry_69_: bool;
-    var broken_70_: bool;
-    var continued_71_: bool;
-    var left_72_: bool = false;
-    var saved_73_: bool;
-    var taken_74_: bool;
+    var left_55_: bool = false;
+    var tree_56_: u32;
+    var left_57_: bool = false;
+    var tree_58_: u32;
+    var left_59_: bool = false;
 
     active_50_ = true;
     exited_51_ = false;
@@ -105,679 +90,346 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
         let _e8 = active_50_;
         if _e8 {
             r0_ = i32(block.x);
-        }
-        let _e14 = active_50_;
-        if _e14 {
             r1_ = 4i;
-        }
-        let _e18 = active_50_;
-        if _e18 {
-            let _e20 = r0_;
-            let _e22 = r1_;
-            r2_ = (_e20 * _e22);
-        }
-        let _e26 = active_50_;
-        if _e26 {
+            let _e16 = r0_;
+            let _e18 = r1_;
+            r2_ = (_e16 * _e18);
             r3_ = (i32(local_index) / 32i);
-        }
-        let _e33 = active_50_;
-        if _e33 {
-            let _e35 = r2_;
-            let _e37 = r3_;
-            r4_ = (_e35 + _e37);
-        }
-        let _e41 = active_50_;
-        if _e41 {
-            let _e43 = r4_;
-            row_5_ = _e43;
+            let _e27 = r2_;
+            let _e29 = r3_;
+            r4_ = (_e27 + _e29);
+            let _e33 = r4_;
+            row_5_ = _e33;
+            let _e37 = params.R;
+            r6_ = _e37;
+            let _e40 = row_5_;
+            let _e42 = r6_;
+            r7_ = (_e40 < _e42);
         }
         let _e46 = active_50_;
-        if _e46 {
-            let _e49 = params.R;
-            r6_ = _e49;
-        }
-        let _e52 = active_50_;
-        if _e52 {
-            let _e54 = row_5_;
-            let _e56 = r6_;
-            r7_ = (_e54 < _e56);
-        }
-        let _e60 = active_50_;
-        saved_53_ = _e60;
-        let _e63 = r7_;
-        let _e65 = saved_53_;
-        let _e66 = (_e65 && _e63);
-        taken_54_ = _e66;
-        active_50_ = _e66;
+        saved_53_ = _e46;
+        let _e49 = r7_;
+        let _e51 = saved_53_;
+        let _e52 = (_e51 && _e49);
+        taken_54_ = _e52;
+        active_50_ = _e52;
         {
-            let _e70 = active_50_;
-            if _e70 {
+            let _e56 = active_50_;
+            if _e56 {
                 r8_ = -1000000000000000000000000000000f;
-            }
-            let _e74 = active_50_;
-            if _e74 {
                 m_9_ = -1000000000000000000000000000000f;
-            }
-            let _e78 = active_50_;
-            if _e78 {
                 r10_ = (i32(local_index) % 32i);
-            }
-            let _e85 = active_50_;
-            if _e85 {
-                let _e88 = params.C;
-                r11_ = _e88;
-            }
-            let _e91 = active_50_;
-            if _e91 {
+                let _e68 = params.C;
+                r11_ = _e68;
                 r12_ = 32i;
-            }
-            let _e95 = active_50_;
-            if _e95 {
-                let _e97 = r11_;
-                r13_ = _e97;
-            }
-            let _e100 = active_50_;
-            if _e100 {
-                let _e102 = r12_;
-                r14_ = _e102;
-            }
-            let _e105 = active_50_;
-            if _e105 {
-                let _e107 = r10_;
-                c_15_ = _e107;
-            }
-            let _e110 = active_50_;
-            entry_55_ = _e110;
-            broken_56_ = false;
-            left_58_ = false;
-            loop {
-                continued_57_ = false;
-                let _e120 = entry_55_;
-                let _e122 = exited_51_;
-                let _e124 = broken_56_;
-                let _e126 = continued_57_;
-                active_50_ = (_e120 && !((_e122 || (_e124 || _e126))));
-                let _e133 = vote_number_52_;
-                vote_number_52_ = (_e133 + 1u);
-                let _e138 = active_50_;
-                if _e138 {
-                    let _e141 = vote_number_52_;
-                    atomicMax((&workgroup_votes), _e141);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e146 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e146;
-                }
-                let _e149 = workgroupUniformLoad((&workgroup_any));
-                let _e151 = vote_number_52_;
-                if (u32((_e149 == _e151)) == 0u) {
-                    left_58_ = true;
-                    break;
-                }
-                let _e159 = active_50_;
-                if _e159 {
-                    let _e169 = trips_49_;
-                    let _e171 = (_e169 + 1u);
-                    trips_49_ = _e171;
-                    if (_e171 > 4096u) {
+                let _e73 = r11_;
+                r13_ = _e73;
+                let _e76 = r12_;
+                r14_ = _e76;
+                let _e79 = r10_;
+                c_15_ = _e79;
+                left_55_ = false;
+                loop {
+                    let _e91 = trips_49_;
+                    let _e93 = (_e91 + 1u);
+                    trips_49_ = _e93;
+                    if (_e93 > 4096u) {
                         loop_guard[0u] = 1u;
-                        exited_51_ = true;
-                        active_50_ = false;
+                        left_55_ = true;
+                        break;
                     }
-                }
-                {
-                    let _e175 = active_50_;
-                    if _e175 {
-                        let _e177 = c_15_;
-                        let _e179 = r13_;
-                        r16_ = (_e177 < _e179);
-                    }
-                    let _e183 = active_50_;
-                    if _e183 {
-                        let _e185 = r16_;
-                        r17_ = !(_e185);
-                    }
-                    let _e189 = active_50_;
-                    saved_59_ = _e189;
-                    let _e192 = r17_;
-                    let _e194 = saved_59_;
-                    let _e195 = (_e194 && _e192);
-                    taken_60_ = _e195;
-                    active_50_ = _e195;
                     {
-                        let _e199 = active_50_;
-                        let _e201 = broken_56_;
-                        broken_56_ = (_e201 || _e199);
-                        active_50_ = false;
-                    }
-                    let _e207 = saved_59_;
-                    let _e209 = taken_60_;
-                    let _e213 = exited_51_;
-                    let _e215 = broken_56_;
-                    let _e217 = continued_57_;
-                    active_50_ = ((_e207 && !(_e209)) && !((_e213 || (_e215 || _e217))));
-                    {
-                    }
-                    let _e224 = saved_59_;
-                    let _e226 = exited_51_;
-                    let _e228 = broken_56_;
-                    let _e230 = continued_57_;
-                    active_50_ = (_e224 && !((_e226 || (_e228 || _e230))));
-                    let _e237 = active_50_;
-                    if _e237 {
-                        let _e243 = params.C;
-                        let _e245 = row_5_;
-                        let _e247 = c_15_;
-                        let _e253 = X[bitcast<u32>(((_e245 * _e243) + _e247))];
-                        r18_ = _e253;
-                    }
-                    let _e256 = active_50_;
-                    if _e256 {
-                        let _e258 = m_9_;
-                        let _e260 = r18_;
-                        r19_ = max(_e258, _e260);
-                    }
-                    let _e264 = active_50_;
-                    if _e264 {
-                        let _e266 = r19_;
-                        m_9_ = _e266;
-                    }
-                }
-                continuing {
-                    let _e269 = entry_55_;
-                    continued_57_ = false;
-                    let _e273 = exited_51_;
-                    let _e275 = broken_56_;
-                    let _e277 = continued_57_;
-                    active_50_ = (_e269 && !((_e273 || (_e275 || _e277))));
-                    {
-                        let _e284 = active_50_;
-                        if _e284 {
-                            let _e286 = c_15_;
-                            let _e288 = r14_;
-                            c_15_ = (_e286 + _e288);
+                        let _e97 = c_15_;
+                        let _e99 = r13_;
+                        r16_ = (_e97 < _e99);
+                        let _e103 = r16_;
+                        r17_ = !(_e103);
+                        let _e107 = r17_;
+                        if _e107 {
+                            left_55_ = true;
+                            break;
                         }
+                        let _e115 = params.C;
+                        let _e117 = row_5_;
+                        let _e119 = c_15_;
+                        let _e125 = X[bitcast<u32>(((_e117 * _e115) + _e119))];
+                        r18_ = _e125;
+                        let _e128 = m_9_;
+                        let _e130 = r18_;
+                        r19_ = max(_e128, _e130);
+                        let _e134 = r19_;
+                        m_9_ = _e134;
+                    }
+                    continuing {
+                        let _e137 = c_15_;
+                        let _e139 = r14_;
+                        c_15_ = (_e137 + _e139);
                     }
                 }
+                let _e143 = left_55_;
+                if !(_e143) {
+                    loop_guard[0u] = 2147483649u;
+                }
             }
-            let _e292 = left_58_;
-            if !(_e292) {
-                loop_guard[0u] = 2147483649u;
+            workgroupBarrier();
+            let _e150 = m_9_;
+            let _e152 = active_50_;
+            let _e155 = select(4286578688u, bitcast<u32>(_e150), _e152);
+            let _e159 = (i32(local_index) % 32i);
+            let _e162 = (i32(local_index) - _e159);
+            let _e166 = min(32i, (128i - _e162));
+            tree_56_ = _e155;
+            let _e168 = (_e162 + _e159);
+            lane_values[bitcast<u32>(_e168)] = _e155;
+            workgroupBarrier();
+            let _e173 = (_e159 + 16i);
+            let _e174 = (_e173 < _e166);
+            let _e180 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e173), _e174))];
+            let _e184 = tree_56_;
+            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e184), bitcast<f32>(select(4286578688u, _e180, _e174))));
+            workgroupBarrier();
+            let _e191 = tree_56_;
+            lane_values[bitcast<u32>(_e168)] = _e191;
+            workgroupBarrier();
+            let _e196 = (_e159 + 8i);
+            let _e197 = (_e196 < _e166);
+            let _e203 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e196), _e197))];
+            let _e207 = tree_56_;
+            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e207), bitcast<f32>(select(4286578688u, _e203, _e197))));
+            workgroupBarrier();
+            let _e214 = tree_56_;
+            lane_values[bitcast<u32>(_e168)] = _e214;
+            workgroupBarrier();
+            let _e219 = (_e159 + 4i);
+            let _e220 = (_e219 < _e166);
+            let _e226 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e219), _e220))];
+            let _e230 = tree_56_;
+            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e230), bitcast<f32>(select(4286578688u, _e226, _e220))));
+            workgroupBarrier();
+            let _e237 = tree_56_;
+            lane_values[bitcast<u32>(_e168)] = _e237;
+            workgroupBarrier();
+            let _e242 = (_e159 + 2i);
+            let _e243 = (_e242 < _e166);
+            let _e249 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e242), _e243))];
+            let _e253 = tree_56_;
+            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e253), bitcast<f32>(select(4286578688u, _e249, _e243))));
+            workgroupBarrier();
+            let _e260 = tree_56_;
+            lane_values[bitcast<u32>(_e168)] = _e260;
+            workgroupBarrier();
+            let _e265 = (_e159 + 1i);
+            let _e266 = (_e265 < _e166);
+            let _e272 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e265), _e266))];
+            let _e276 = tree_56_;
+            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e276), bitcast<f32>(select(4286578688u, _e272, _e266))));
+            workgroupBarrier();
+            let _e283 = tree_56_;
+            lane_values[bitcast<u32>(_e168)] = _e283;
+            workgroupBarrier();
+            let _e290 = lane_values[bitcast<u32>(_e162)];
+            let _e293 = active_50_;
+            if _e293 {
+                r20_ = bitcast<f32>(_e290);
             }
-            let _e299 = entry_55_;
-            let _e301 = exited_51_;
-            active_50_ = (_e299 && !(_e301));
-            workgroupBarrier();
-            let _e306 = m_9_;
-            let _e308 = active_50_;
-            let _e311 = select(4286578688u, bitcast<u32>(_e306), _e308);
-            let _e315 = (i32(local_index) % 32i);
-            let _e318 = (i32(local_index) - _e315);
-            let _e322 = min(32i, (128i - _e318));
-            tree_61_ = _e311;
-            let _e324 = (_e318 + _e315);
-            lane_values[bitcast<u32>(_e324)] = _e311;
-            workgroupBarrier();
-            let _e329 = (_e315 + 16i);
-            let _e330 = (_e329 < _e322);
-            let _e336 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e329), _e330))];
-            let _e340 = tree_61_;
-            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e340), bitcast<f32>(select(4286578688u, _e336, _e330))));
-            workgroupBarrier();
-            let _e347 = tree_61_;
-            lane_values[bitcast<u32>(_e324)] = _e347;
-            workgroupBarrier();
-            let _e352 = (_e315 + 8i);
-            let _e353 = (_e352 < _e322);
-            let _e359 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e352), _e353))];
-            let _e363 = tree_61_;
-            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e363), bitcast<f32>(select(4286578688u, _e359, _e353))));
-            workgroupBarrier();
-            let _e370 = tree_61_;
-            lane_values[bitcast<u32>(_e324)] = _e370;
-            workgroupBarrier();
-            let _e375 = (_e315 + 4i);
-            let _e376 = (_e375 < _e322);
-            let _e382 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e375), _e376))];
-            let _e386 = tree_61_;
-            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e386), bitcast<f32>(select(4286578688u, _e382, _e376))));
-            workgroupBarrier();
-            let _e393 = tree_61_;
-            lane_values[bitcast<u32>(_e324)] = _e393;
-            workgroupBarrier();
-            let _e398 = (_e315 + 2i);
-            let _e399 = (_e398 < _e322);
-            let _e405 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e398), _e399))];
-            let _e409 = tree_61_;
-            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e409), bitcast<f32>(select(4286578688u, _e405, _e399))));
-            workgroupBarrier();
-            let _e416 = tree_61_;
-            lane_values[bitcast<u32>(_e324)] = _e416;
-            workgroupBarrier();
-            let _e421 = (_e315 + 1i);
-            let _e422 = (_e421 < _e322);
-            let _e428 = lane_values[bitcast<u32>(select(_e324, (_e318 + _e421), _e422))];
-            let _e432 = tree_61_;
-            tree_61_ = bitcast<u32>(max(bitcast<f32>(_e432), bitcast<f32>(select(4286578688u, _e428, _e422))));
-            workgroupBarrier();
-            let _e439 = tree_61_;
-            lane_values[bitcast<u32>(_e324)] = _e439;
-            workgroupBarrier();
-            let _e446 = lane_values[bitcast<u32>(_e318)];
-            let _e449 = active_50_;
-            if _e449 {
-                r20_ = bitcast<f32>(_e446);
-            }
-            let _e452 = active_50_;
-            if _e452 {
-                let _e454 = r20_;
-                row_max_21_ = _e454;
-            }
-            let _e457 = active_50_;
-            if _e457 {
+            let _e296 = active_50_;
+            if _e296 {
+                let _e298 = r20_;
+                row_max_21_ = _e298;
                 s_22_ = 0f;
-            }
-            let _e461 = active_50_;
-            if _e461 {
                 r23_ = (i32(local_index) % 32i);
-            }
-            let _e468 = active_50_;
-            if _e468 {
-                let _e471 = params.C;
-                r24_ = _e471;
-            }
-            let _e474 = active_50_;
-            if _e474 {
+                let _e309 = params.C;
+                r24_ = _e309;
                 r25_ = 32i;
-            }
-            let _e478 = active_50_;
-            if _e478 {
-                let _e480 = r24_;
-                r26_ = _e480;
-            }
-            let _e483 = active_50_;
-            if _e483 {
-                let _e485 = r25_;
-                r27_ = _e485;
-            }
-            let _e488 = active_50_;
-            if _e488 {
-                let _e490 = r23_;
-                c_28_ = _e490;
-            }
-            let _e493 = active_50_;
-            entry_62_ = _e493;
-            broken_63_ = false;
-            left_65_ = false;
-            loop {
-                continued_64_ = false;
-                let _e503 = entry_62_;
-                let _e505 = exited_51_;
-                let _e507 = broken_63_;
-                let _e509 = continued_64_;
-                active_50_ = (_e503 && !((_e505 || (_e507 || _e509))));
-                let _e516 = vote_number_52_;
-                vote_number_52_ = (_e516 + 1u);
-                let _e521 = active_50_;
-                if _e521 {
-                    let _e524 = vote_number_52_;
-                    atomicMax((&workgroup_votes), _e524);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e529 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e529;
-                }
-                let _e532 = workgroupUniformLoad((&workgroup_any));
-                let _e534 = vote_number_52_;
-                if (u32((_e532 == _e534)) == 0u) {
-                    left_65_ = true;
-                    break;
-                }
-                let _e542 = active_50_;
-                if _e542 {
-                    let _e552 = trips_49_;
-                    let _e554 = (_e552 + 1u);
-                    trips_49_ = _e554;
-                    if (_e554 > 4096u) {
+                let _e314 = r24_;
+                r26_ = _e314;
+                let _e317 = r25_;
+                r27_ = _e317;
+                let _e320 = r23_;
+                c_28_ = _e320;
+                left_57_ = false;
+                loop {
+                    let _e332 = trips_49_;
+                    let _e334 = (_e332 + 1u);
+                    trips_49_ = _e334;
+                    if (_e334 > 4096u) {
                         loop_guard[0u] = 2u;
-                        exited_51_ = true;
-                        active_50_ = false;
+                        left_57_ = true;
+                        break;
                     }
-                }
-                {
-                    let _e558 = active_50_;
-                    if _e558 {
-                        let _e560 = c_28_;
-                        let _e562 = r26_;
-                        r29_ = (_e560 < _e562);
-                    }
-                    let _e566 = active_50_;
-                    if _e566 {
-                        let _e568 = r29_;
-                        r30_ = !(_e568);
-                    }
-                    let _e572 = active_50_;
-                    saved_66_ = _e572;
-                    let _e575 = r30_;
-                    let _e577 = saved_66_;
-                    let _e578 = (_e577 && _e575);
-                    taken_67_ = _e578;
-                    active_50_ = _e578;
                     {
-                        let _e582 = active_50_;
-                        let _e584 = broken_63_;
-                        broken_63_ = (_e584 || _e582);
-                        active_50_ = false;
-                    }
-                    let _e590 = saved_66_;
-                    let _e592 = taken_67_;
-                    let _e596 = exited_51_;
-                    let _e598 = broken_63_;
-                    let _e600 = continued_64_;
-                    active_50_ = ((_e590 && !(_e592)) && !((_e596 || (_e598 || _e600))));
-                    {
-                    }
-                    let _e607 = saved_66_;
-                    let _e609 = exited_51_;
-                    let _e611 = broken_63_;
-                    let _e613 = continued_64_;
-                    active_50_ = (_e607 && !((_e609 || (_e611 || _e613))));
-                    let _e620 = active_50_;
-                    if _e620 {
-                        let _e626 = params.C;
-                        let _e628 = row_5_;
-                        let _e630 = c_28_;
-                        let _e636 = X[bitcast<u32>(((_e628 * _e626) + _e630))];
-                        r31_ = _e636;
-                    }
-                    let _e639 = active_50_;
-                    if _e639 {
-                        let _e641 = r31_;
-                        let _e643 = row_max_21_;
-                        r32_ = (_e641 - _e643);
-                    }
-                    let _e647 = active_50_;
-                    if _e647 {
-                        let _e649 = r32_;
-                        r33_ = exp(_e649);
-                    }
-                    let _e653 = active_50_;
-                    if _e653 {
-                        let _e655 = s_22_;
-                        let _e657 = r33_;
-                        r34_ = (_e655 + _e657);
-                    }
-                    let _e661 = active_50_;
-                    if _e661 {
-                        let _e663 = r34_;
-                        s_22_ = _e663;
-                    }
-                }
-                continuing {
-                    let _e666 = entry_62_;
-                    continued_64_ = false;
-                    let _e670 = exited_51_;
-                    let _e672 = broken_63_;
-                    let _e674 = continued_64_;
-                    active_50_ = (_e666 && !((_e670 || (_e672 || _e674))));
-                    {
-                        let _e681 = active_50_;
-                        if _e681 {
-                            let _e683 = c_28_;
-                            let _e685 = r27_;
-                            c_28_ = (_e683 + _e685);
+                        let _e338 = c_28_;
+                        let _e340 = r26_;
+                        r29_ = (_e338 < _e340);
+                        let _e344 = r29_;
+                        r30_ = !(_e344);
+                        let _e348 = r30_;
+                        if _e348 {
+                            left_57_ = true;
+                            break;
                         }
+                        let _e356 = params.C;
+                        let _e358 = row_5_;
+                        let _e360 = c_28_;
+                        let _e366 = X[bitcast<u32>(((_e358 * _e356) + _e360))];
+                        r31_ = _e366;
+                        let _e369 = r31_;
+                        let _e371 = row_max_21_;
+                        r32_ = (_e369 - _e371);
+                        let _e375 = r32_;
+                        r33_ = exp(_e375);
+                        let _e379 = s_22_;
+                        let _e381 = r33_;
+                        r34_ = (_e379 + _e381);
+                        let _e385 = r34_;
+                        s_22_ = _e385;
+                    }
+                    continuing {
+                        let _e388 = c_28_;
+                        let _e390 = r27_;
+                        c_28_ = (_e388 + _e390);
                     }
                 }
+                let _e394 = left_57_;
+                if !(_e394) {
+                    loop_guard[0u] = 2147483650u;
+                }
             }
-            let _e689 = left_65_;
-            if !(_e689) {
-                loop_guard[0u] = 2147483650u;
+            workgroupBarrier();
+            let _e401 = s_22_;
+            let _e403 = active_50_;
+            let _e406 = select(0u, bitcast<u32>(_e401), _e403);
+            let _e410 = (i32(local_index) % 32i);
+            let _e413 = (i32(local_index) - _e410);
+            let _e417 = min(32i, (128i - _e413));
+            tree_58_ = _e406;
+            let _e419 = (_e413 + _e410);
+            lane_values[bitcast<u32>(_e419)] = _e406;
+            workgroupBarrier();
+            let _e424 = (_e410 + 16i);
+            let _e425 = (_e424 < _e417);
+            let _e431 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e424), _e425))];
+            let _e435 = tree_58_;
+            tree_58_ = bitcast<u32>((bitcast<f32>(_e435) + bitcast<f32>(select(0u, _e431, _e425))));
+            workgroupBarrier();
+            let _e442 = tree_58_;
+            lane_values[bitcast<u32>(_e419)] = _e442;
+            workgroupBarrier();
+            let _e447 = (_e410 + 8i);
+            let _e448 = (_e447 < _e417);
+            let _e454 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e447), _e448))];
+            let _e458 = tree_58_;
+            tree_58_ = bitcast<u32>((bitcast<f32>(_e458) + bitcast<f32>(select(0u, _e454, _e448))));
+            workgroupBarrier();
+            let _e465 = tree_58_;
+            lane_values[bitcast<u32>(_e419)] = _e465;
+            workgroupBarrier();
+            let _e470 = (_e410 + 4i);
+            let _e471 = (_e470 < _e417);
+            let _e477 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e470), _e471))];
+            let _e481 = tree_58_;
+            tree_58_ = bitcast<u32>((bitcast<f32>(_e481) + bitcast<f32>(select(0u, _e477, _e471))));
+            workgroupBarrier();
+            let _e488 = tree_58_;
+            lane_values[bitcast<u32>(_e419)] = _e488;
+            workgroupBarrier();
+            let _e493 = (_e410 + 2i);
+            let _e494 = (_e493 < _e417);
+            let _e500 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e493), _e494))];
+            let _e504 = tree_58_;
+            tree_58_ = bitcast<u32>((bitcast<f32>(_e504) + bitcast<f32>(select(0u, _e500, _e494))));
+            workgroupBarrier();
+            let _e511 = tree_58_;
+            lane_values[bitcast<u32>(_e419)] = _e511;
+            workgroupBarrier();
+            let _e516 = (_e410 + 1i);
+            let _e517 = (_e516 < _e417);
+            let _e523 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e516), _e517))];
+            let _e527 = tree_58_;
+            tree_58_ = bitcast<u32>((bitcast<f32>(_e527) + bitcast<f32>(select(0u, _e523, _e517))));
+            workgroupBarrier();
+            let _e534 = tree_58_;
+            lane_values[bitcast<u32>(_e419)] = _e534;
+            workgroupBarrier();
+            let _e541 = lane_values[bitcast<u32>(_e413)];
+            let _e544 = active_50_;
+            if _e544 {
+                r35_ = bitcast<f32>(_e541);
             }
-            let _e696 = entry_62_;
-            let _e698 = exited_51_;
-            active_50_ = (_e696 && !(_e698));
-            workgroupBarrier();
-            let _e703 = s_22_;
-            let _e705 = active_50_;
-            let _e708 = select(0u, bitcast<u32>(_e703), _e705);
-            let _e712 = (i32(local_index) % 32i);
-            let _e715 = (i32(local_index) - _e712);
-            let _e719 = min(32i, (128i - _e715));
-            tree_68_ = _e708;
-            let _e721 = (_e715 + _e712);
-            lane_values[bitcast<u32>(_e721)] = _e708;
-            workgroupBarrier();
-            let _e726 = (_e712 + 16i);
-            let _e727 = (_e726 < _e719);
-            let _e733 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e726), _e727))];
-            let _e737 = tree_68_;
-            tree_68_ = bitcast<u32>((bitcast<f32>(_e737) + bitcast<f32>(select(0u, _e733, _e727))));
-            workgroupBarrier();
-            let _e744 = tree_68_;
-            lane_values[bitcast<u32>(_e721)] = _e744;
-            workgroupBarrier();
-            let _e749 = (_e712 + 8i);
-            let _e750 = (_e749 < _e719);
-            let _e756 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e749), _e750))];
-            let _e760 = tree_68_;
-            tree_68_ = bitcast<u32>((bitcast<f32>(_e760) + bitcast<f32>(select(0u, _e756, _e750))));
-            workgroupBarrier();
-            let _e767 = tree_68_;
-            lane_values[bitcast<u32>(_e721)] = _e767;
-            workgroupBarrier();
-            let _e772 = (_e712 + 4i);
-            let _e773 = (_e772 < _e719);
-            let _e779 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e772), _e773))];
-            let _e783 = tree_68_;
-            tree_68_ = bitcast<u32>((bitcast<f32>(_e783) + bitcast<f32>(select(0u, _e779, _e773))));
-            workgroupBarrier();
-            let _e790 = tree_68_;
-            lane_values[bitcast<u32>(_e721)] = _e790;
-            workgroupBarrier();
-            let _e795 = (_e712 + 2i);
-            let _e796 = (_e795 < _e719);
-            let _e802 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e795), _e796))];
-            let _e806 = tree_68_;
-            tree_68_ = bitcast<u32>((bitcast<f32>(_e806) + bitcast<f32>(select(0u, _e802, _e796))));
-            workgroupBarrier();
-            let _e813 = tree_68_;
-            lane_values[bitcast<u32>(_e721)] = _e813;
-            workgroupBarrier();
-            let _e818 = (_e712 + 1i);
-            let _e819 = (_e818 < _e719);
-            let _e825 = lane_values[bitcast<u32>(select(_e721, (_e715 + _e818), _e819))];
-            let _e829 = tree_68_;
-            tree_68_ = bitcast<u32>((bitcast<f32>(_e829) + bitcast<f32>(select(0u, _e825, _e819))));
-            workgroupBarrier();
-            let _e836 = tree_68_;
-            lane_values[bitcast<u32>(_e721)] = _e836;
-            workgroupBarrier();
-            let _e843 = lane_values[bitcast<u32>(_e715)];
-            let _e846 = active_50_;
-            if _e846 {
-                r35_ = bitcast<f32>(_e843);
-            }
-            let _e849 = active_50_;
-            if _e849 {
-                let _e851 = r35_;
-                total_36_ = _e851;
-            }
-            let _e854 = active_50_;
-            if _e854 {
+            let _e547 = active_50_;
+            if _e547 {
+                let _e549 = r35_;
+                total_36_ = _e549;
                 r37_ = (i32(local_index) % 32i);
-            }
-            let _e861 = active_50_;
-            if _e861 {
-                let _e864 = params.C;
-                r38_ = _e864;
-            }
-            let _e867 = active_50_;
-            if _e867 {
+                let _e558 = params.C;
+                r38_ = _e558;
                 r39_ = 32i;
-            }
-            let _e871 = active_50_;
-            if _e871 {
-                let _e873 = r38_;
-                r40_ = _e873;
-            }
-            let _e876 = active_50_;
-            if _e876 {
-                let _e878 = r39_;
-                r41_ = _e878;
-            }
-            let _e881 = active_50_;
-            if _e881 {
-                let _e883 = r37_;
-                c_42_ = _e883;
-            }
-            let _e886 = active_50_;
-            entry_69_ = _e886;
-            broken_70_ = false;
-            left_72_ = false;
-            loop {
-                continued_71_ = false;
-                let _e896 = entry_69_;
-                let _e898 = exited_51_;
-                let _e900 = broken_70_;
-                let _e902 = continued_71_;
-                active_50_ = (_e896 && !((_e898 || (_e900 || _e902))));
-                let _e909 = vote_number_52_;
-                vote_number_52_ = (_e909 + 1u);
-                let _e914 = active_50_;
-                if _e914 {
-                    let _e917 = vote_number_52_;
-                    atomicMax((&workgroup_votes), _e917);
-                }
-                workgroupBarrier();
-                if (local_index == 0u) {
-                    let _e922 = atomicLoad((&workgroup_votes));
-                    workgroup_any = _e922;
-                }
-                let _e925 = workgroupUniformLoad((&workgroup_any));
-                let _e927 = vote_number_52_;
-                if (u32((_e925 == _e927)) == 0u) {
-                    left_72_ = true;
-                    break;
-                }
-                let _e935 = active_50_;
-                if _e935 {
-                    let _e945 = trips_49_;
-                    let _e947 = (_e945 + 1u);
-                    trips_49_ = _e947;
-                    if (_e947 > 4096u) {
+                let _e563 = r38_;
+                r40_ = _e563;
+                let _e566 = r39_;
+                r41_ = _e566;
+                let _e569 = r37_;
+                c_42_ = _e569;
+                left_59_ = false;
+                loop {
+                    let _e581 = trips_49_;
+                    let _e583 = (_e581 + 1u);
+                    trips_49_ = _e583;
+                    if (_e583 > 4096u) {
                         loop_guard[0u] = 3u;
-                        exited_51_ = true;
-                        active_50_ = false;
+                        left_59_ = true;
+                        break;
                     }
-                }
-                {
-                    let _e951 = active_50_;
-                    if _e951 {
-                        let _e953 = c_42_;
-                        let _e955 = r40_;
-                        r43_ = (_e953 < _e955);
-                    }
-                    let _e959 = active_50_;
-                    if _e959 {
-                        let _e961 = r43_;
-                        r44_ = !(_e961);
-                    }
-                    let _e965 = active_50_;
-                    saved_73_ = _e965;
-                    let _e968 = r44_;
-                    let _e970 = saved_73_;
-                    let _e971 = (_e970 && _e968);
-                    taken_74_ = _e971;
-                    active_50_ = _e971;
                     {
-                        let _e975 = active_50_;
-                        let _e977 = broken_70_;
-                        broken_70_ = (_e977 || _e975);
-                        active_50_ = false;
-                    }
-                    let _e983 = saved_73_;
-                    let _e985 = taken_74_;
-                    let _e989 = exited_51_;
-                    let _e991 = broken_70_;
-                    let _e993 = continued_71_;
-                    active_50_ = ((_e983 && !(_e985)) && !((_e989 || (_e991 || _e993))));
-                    {
-                    }
-                    let _e1000 = saved_73_;
-                    let _e1002 = exited_51_;
-                    let _e1004 = broken_70_;
-                    let _e1006 = continued_71_;
-                    active_50_ = (_e1000 && !((_e1002 || (_e1004 || _e1006))));
-                    let _e1013 = active_50_;
-                    if _e1013 {
-                        let _e1019 = params.C;
-                        let _e1021 = row_5_;
-                        let _e1023 = c_42_;
-                        let _e1029 = X[bitcast<u32>(((_e1021 * _e1019) + _e1023))];
-                        r45_ = _e1029;
-                    }
-                    let _e1032 = active_50_;
-                    if _e1032 {
-                        let _e1034 = r45_;
-                        let _e1036 = row_max_21_;
-                        r46_ = (_e1034 - _e1036);
-                    }
-                    let _e1040 = active_50_;
-                    if _e1040 {
-                        let _e1042 = r46_;
-                        r47_ = exp(_e1042);
-                    }
-                    let _e1046 = active_50_;
-                    if _e1046 {
-                        let _e1048 = r47_;
-                        let _e1050 = total_36_;
-                        r48_ = (_e1048 / _e1050);
-                    }
-                    let _e1054 = active_50_;
-                    if _e1054 {
-                        let _e1056 = r48_;
-                        let _e1062 = params.C;
-                        let _e1064 = row_5_;
-                        let _e1066 = c_42_;
-                        Y[bitcast<u32>(((_e1064 * _e1062) + _e1066))] = _e1056;
-                    }
-                }
-                continuing {
-                    let _e1073 = entry_69_;
-                    continued_71_ = false;
-                    let _e1077 = exited_51_;
-                    let _e1079 = broken_70_;
-                    let _e1081 = continued_71_;
-                    active_50_ = (_e1073 && !((_e1077 || (_e1079 || _e1081))));
-                    {
-                        let _e1088 = active_50_;
-                        if _e1088 {
-                            let _e1090 = c_42_;
-                            let _e1092 = r41_;
-                            c_42_ = (_e1090 + _e1092);
+                        let _e587 = c_42_;
+                        let _e589 = r40_;
+                        r43_ = (_e587 < _e589);
+                        let _e593 = r43_;
+                        r44_ = !(_e593);
+                        let _e597 = r44_;
+                        if _e597 {
+                            left_59_ = true;
+                            break;
                         }
+                        let _e605 = params.C;
+                        let _e607 = row_5_;
+                        let _e609 = c_42_;
+                        let _e615 = X[bitcast<u32>(((_e607 * _e605) + _e609))];
+                        r45_ = _e615;
+                        let _e618 = r45_;
+                        let _e620 = row_max_21_;
+                        r46_ = (_e618 - _e620);
+                        let _e624 = r46_;
+                        r47_ = exp(_e624);
+                        let _e628 = r47_;
+                        let _e630 = total_36_;
+                        r48_ = (_e628 / _e630);
+                        let _e634 = r48_;
+                        let _e640 = params.C;
+                        let _e642 = row_5_;
+                        let _e644 = c_42_;
+                        Y[bitcast<u32>(((_e642 * _e640) + _e644))] = _e634;
+                    }
+                    continuing {
+                        let _e651 = c_42_;
+                        let _e653 = r41_;
+                        c_42_ = (_e651 + _e653);
                     }
                 }
+                let _e657 = left_59_;
+                if !(_e657) {
+                    loop_guard[0u] = 2147483651u;
+                }
             }
-            let _e1096 = left_72_;
-            if !(_e1096) {
-                loop_guard[0u] = 2147483651u;
-            }
-            let _e1103 = entry_69_;
-            let _e1105 = exited_51_;
-            active_50_ = (_e1103 && !(_e1105));
         }
-        let _e1110 = saved_53_;
-        let _e1112 = taken_54_;
-        let _e1116 = exited_51_;
-        active_50_ = ((_e1110 && !(_e1112)) && !(_e1116));
+        let _e664 = saved_53_;
+        let _e666 = taken_54_;
+        let _e670 = exited_51_;
+        active_50_ = ((_e664 && !(_e666)) && !(_e670));
         {
         }
-        let _e1121 = saved_53_;
-        let _e1123 = exited_51_;
-        active_50_ = (_e1121 && !(_e1123));
+        let _e675 = saved_53_;
+        let _e677 = exited_51_;
+        active_50_ = (_e675 && !(_e677));
     }
 }

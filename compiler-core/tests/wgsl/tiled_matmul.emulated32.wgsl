@@ -144,56 +144,6 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     var continued_113_: bool;
     var saved_114_: bool;
     var taken_115_: bool;
-    var entry_116_: bool;
-    var broken_117_: bool;
-    var continued_118_: bool;
-    var saved_119_: bool;
-    var taken_120_: bool;
-    var entry_121_: bool;
-    var broken_122_: bool;
-    var continued_123_: bool;
-    var saved_124_: bool;
-    var taken_125_: bool;
-    var entry_126_: bool;
-    var broken_127_: bool;
-    var continued_128_: bool;
-    var saved_129_: bool;
-    var taken_130_: bool;
-    var entry_131_: bool;
-    var broken_132_: bool;
-    var continued_133_: bool;
-    var saved_134_: bool;
-    var taken_135_: bool;
-    var entry_136_: bool;
-    var broken_137_: bool;
-    var continued_138_: bool;
-    var saved_139_: bool;
-    var taken_140_: bool;
-    var entry_141_: bool;
-    var broken_142_: bool;
-    var continued_143_: bool;
-    var saved_144_: bool;
-    var taken_145_: bool;
-    var entry_146_: bool;
-    var broken_147_: bool;
-    var continued_148_: bool;
-    var saved_149_: bool;
-    var taken_150_: bool;
-    var entry_151_: bool;
-    var broken_152_: bool;
-    var continued_153_: bool;
-    var saved_154_: bool;
-    var taken_155_: bool;
-    var entry_156_: bool;
-    var broken_157_: bool;
-    var continued_158_: bool;
-    var saved_159_: bool;
-    var taken_160_: bool;
-    var entry_161_: bool;
-    var broken_162_: bool;
-    var continued_163_: bool;
-    var saved_164_: bool;
-    var taken_165_: bool;
 
     active_108_ = true;
     exited_109_ = false;
@@ -202,1499 +152,523 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e7 = active_108_;
         if _e7 {
             r0_ = i32(block.y);
-        }
-        let _e13 = active_108_;
-        if _e13 {
-            let _e15 = r0_;
-            r1_ = (_e15 * 32i);
-        }
-        let _e20 = active_108_;
-        if _e20 {
-            let _e22 = r1_;
-            r_2_ = _e22;
-        }
-        let _e25 = active_108_;
-        if _e25 {
+            let _e13 = r0_;
+            r1_ = (_e13 * 32i);
+            let _e18 = r1_;
+            r_2_ = _e18;
             r3_ = i32(block.x);
-        }
-        let _e31 = active_108_;
-        if _e31 {
-            let _e33 = r3_;
-            r4_ = (_e33 * 32i);
-        }
-        let _e38 = active_108_;
-        if _e38 {
-            let _e40 = r4_;
-            c_5_ = _e40;
-        }
-        let _e43 = active_108_;
-        if _e43 {
+            let _e25 = r3_;
+            r4_ = (_e25 * 32i);
+            let _e30 = r4_;
+            c_5_ = _e30;
             r6_ = 256i;
-        }
-        let _e47 = active_108_;
-        if _e47 {
             e_7_ = i32(local_index);
+            loop {
+                let _e38 = e_7_;
+                r8_ = (_e38 < 1024i);
+                let _e43 = r8_;
+                r9_ = !(_e43);
+                let _e47 = r9_;
+                if _e47 {
+                    break;
+                }
+                let _e49 = e_7_;
+                r10_ = (_e49 / 32i);
+                let _e54 = r10_;
+                r11_ = (_e54 % 32i);
+                let _e59 = e_7_;
+                r12_ = (_e59 / 1i);
+                let _e64 = r12_;
+                r13_ = (_e64 % 32i);
+                let _e69 = r_2_;
+                let _e71 = r11_;
+                r14_ = (_e69 + _e71);
+                let _e76 = r13_;
+                r15_ = (0i + _e76);
+                let _e81 = params.M;
+                let _e84 = params.K;
+                let _e86 = r14_;
+                let _e91 = r15_;
+                let _e97 = r14_;
+                let _e99 = r15_;
+                let _e105 = A[bitcast<u32>(((_e97 * _e84) + _e99))];
+                r16_ = select(0f, _e105, ((bitcast<u32>(_e86) < bitcast<u32>(_e81)) && (bitcast<u32>(_e91) < bitcast<u32>(_e84))));
+                let _e110 = r16_;
+                let _e114 = r11_;
+                let _e116 = r13_;
+                tile0_A_tile[bitcast<u32>(((_e114 * 32i) + _e116))] = _e110;
+                continuing {
+                    let _e123 = e_7_;
+                    let _e125 = r6_;
+                    e_7_ = (_e123 + _e125);
+                }
+            }
         }
-        let _e52 = active_108_;
-        entry_111_ = _e52;
+        storageBarrier();
+        workgroupBarrier();
+        let _e129 = active_108_;
+        if _e129 {
+            r17_ = 256i;
+            e_18_ = i32(local_index);
+            loop {
+                let _e136 = e_18_;
+                r19_ = (_e136 < 1024i);
+                let _e141 = r19_;
+                r20_ = !(_e141);
+                let _e145 = r20_;
+                if _e145 {
+                    break;
+                }
+                let _e147 = e_18_;
+                r21_ = (_e147 / 32i);
+                let _e152 = r21_;
+                r22_ = (_e152 % 32i);
+                let _e157 = e_18_;
+                r23_ = (_e157 / 1i);
+                let _e162 = r23_;
+                r24_ = (_e162 % 32i);
+                let _e168 = r22_;
+                r25_ = (0i + _e168);
+                let _e172 = c_5_;
+                let _e174 = r24_;
+                r26_ = (_e172 + _e174);
+                let _e179 = params.K;
+                let _e182 = params.N;
+                let _e184 = r25_;
+                let _e189 = r26_;
+                let _e195 = r25_;
+                let _e197 = r26_;
+                let _e203 = B[bitcast<u32>(((_e195 * _e182) + _e197))];
+                r27_ = select(0f, _e203, ((bitcast<u32>(_e184) < bitcast<u32>(_e179)) && (bitcast<u32>(_e189) < bitcast<u32>(_e182))));
+                let _e208 = r27_;
+                let _e212 = r22_;
+                let _e214 = r24_;
+                tile1_B_tile[bitcast<u32>(((_e212 * 32i) + _e214))] = _e208;
+                continuing {
+                    let _e221 = e_18_;
+                    let _e223 = r17_;
+                    e_18_ = (_e221 + _e223);
+                }
+            }
+        }
+        storageBarrier();
+        workgroupBarrier();
+        let _e227 = active_108_;
+        if _e227 {
+            r28_ = 256i;
+            e_29_ = i32(local_index);
+            loop {
+                let _e234 = e_29_;
+                r30_ = (_e234 < 1024i);
+                let _e239 = r30_;
+                r31_ = !(_e239);
+                let _e243 = r31_;
+                if _e243 {
+                    break;
+                }
+                let _e245 = e_29_;
+                r32_ = (_e245 / 32i);
+                let _e250 = r32_;
+                r33_ = (_e250 % 32i);
+                let _e255 = e_29_;
+                r34_ = (_e255 / 1i);
+                let _e260 = r34_;
+                r35_ = (_e260 % 32i);
+                acc_36_ = 0f;
+                k_37_ = 0i;
+                loop {
+                    let _e269 = k_37_;
+                    r38_ = (_e269 < 32i);
+                    let _e274 = r38_;
+                    r39_ = !(_e274);
+                    let _e278 = r39_;
+                    if _e278 {
+                        break;
+                    }
+                    let _e282 = r33_;
+                    let _e284 = k_37_;
+                    let _e290 = tile0_A_tile[bitcast<u32>(((_e282 * 32i) + _e284))];
+                    r40_ = _e290;
+                    let _e295 = k_37_;
+                    let _e297 = r35_;
+                    let _e303 = tile1_B_tile[bitcast<u32>(((_e295 * 32i) + _e297))];
+                    r41_ = _e303;
+                    let _e306 = r40_;
+                    let _e308 = r41_;
+                    r42_ = (_e306 * _e308);
+                    let _e312 = acc_36_;
+                    let _e314 = r42_;
+                    acc_36_ = (_e312 + _e314);
+                    continuing {
+                        let _e318 = k_37_;
+                        k_37_ = (_e318 + 1i);
+                    }
+                }
+                let _e323 = acc_36_;
+                let _e327 = r33_;
+                let _e329 = r35_;
+                tile2_acc[bitcast<u32>(((_e327 * 32i) + _e329))] = _e323;
+                continuing {
+                    let _e336 = e_29_;
+                    let _e338 = r28_;
+                    e_29_ = (_e336 + _e338);
+                }
+            }
+        }
+        storageBarrier();
+        workgroupBarrier();
+        let _e342 = active_108_;
+        if _e342 {
+            let _e345 = params.K;
+            r43_ = _e345;
+            let _e348 = r43_;
+            r44_ = _e348;
+            r45_ = 32i;
+            k_46_ = 32i;
+        }
+        let _e355 = active_108_;
+        entry_111_ = _e355;
         broken_112_ = false;
         loop {
             continued_113_ = false;
-            let _e59 = entry_111_;
-            let _e61 = exited_109_;
-            let _e63 = broken_112_;
-            let _e65 = continued_113_;
-            active_108_ = (_e59 && !((_e61 || (_e63 || _e65))));
-            let _e72 = vote_number_110_;
-            vote_number_110_ = (_e72 + 1u);
-            let _e77 = active_108_;
-            if _e77 {
-                let _e80 = vote_number_110_;
-                atomicMax((&workgroup_votes), _e80);
+            let _e362 = entry_111_;
+            let _e364 = exited_109_;
+            let _e366 = broken_112_;
+            let _e368 = continued_113_;
+            active_108_ = (_e362 && !((_e364 || (_e366 || _e368))));
+            let _e375 = vote_number_110_;
+            vote_number_110_ = (_e375 + 1u);
+            let _e380 = active_108_;
+            if _e380 {
+                let _e383 = vote_number_110_;
+                atomicMax((&workgroup_votes), _e383);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e85 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e85;
+                let _e388 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e388;
             }
-            let _e88 = workgroupUniformLoad((&workgroup_any));
-            let _e90 = vote_number_110_;
-            if (u32((_e88 == _e90)) == 0u) {
+            let _e391 = workgroupUniformLoad((&workgroup_any));
+            let _e393 = vote_number_110_;
+            if (u32((_e391 == _e393)) == 0u) {
                 break;
             }
             {
-                let _e96 = active_108_;
-                if _e96 {
-                    let _e98 = e_7_;
-                    r8_ = (_e98 < 1024i);
+                let _e399 = active_108_;
+                if _e399 {
+                    let _e401 = k_46_;
+                    let _e403 = r44_;
+                    r47_ = (_e401 < _e403);
+                    let _e407 = r47_;
+                    r48_ = !(_e407);
                 }
-                let _e103 = active_108_;
-                if _e103 {
-                    let _e105 = r8_;
-                    r9_ = !(_e105);
-                }
-                let _e109 = active_108_;
-                saved_114_ = _e109;
-                let _e112 = r9_;
-                let _e114 = saved_114_;
-                let _e115 = (_e114 && _e112);
-                taken_115_ = _e115;
-                active_108_ = _e115;
+                let _e411 = active_108_;
+                saved_114_ = _e411;
+                let _e414 = r48_;
+                let _e416 = saved_114_;
+                let _e417 = (_e416 && _e414);
+                taken_115_ = _e417;
+                active_108_ = _e417;
                 {
-                    let _e119 = active_108_;
-                    let _e121 = broken_112_;
-                    broken_112_ = (_e121 || _e119);
+                    let _e421 = active_108_;
+                    let _e423 = broken_112_;
+                    broken_112_ = (_e423 || _e421);
                     active_108_ = false;
                 }
-                let _e127 = saved_114_;
-                let _e129 = taken_115_;
-                let _e133 = exited_109_;
-                let _e135 = broken_112_;
-                let _e137 = continued_113_;
-                active_108_ = ((_e127 && !(_e129)) && !((_e133 || (_e135 || _e137))));
+                let _e429 = saved_114_;
+                let _e431 = taken_115_;
+                let _e435 = exited_109_;
+                let _e437 = broken_112_;
+                let _e439 = continued_113_;
+                active_108_ = ((_e429 && !(_e431)) && !((_e435 || (_e437 || _e439))));
                 {
                 }
-                let _e144 = saved_114_;
-                let _e146 = exited_109_;
-                let _e148 = broken_112_;
-                let _e150 = continued_113_;
-                active_108_ = (_e144 && !((_e146 || (_e148 || _e150))));
-                let _e157 = active_108_;
-                if _e157 {
-                    let _e159 = e_7_;
-                    r10_ = (_e159 / 32i);
-                }
-                let _e164 = active_108_;
-                if _e164 {
-                    let _e166 = r10_;
-                    r11_ = (_e166 % 32i);
-                }
-                let _e171 = active_108_;
-                if _e171 {
-                    let _e173 = e_7_;
-                    r12_ = (_e173 / 1i);
-                }
-                let _e178 = active_108_;
-                if _e178 {
-                    let _e180 = r12_;
-                    r13_ = (_e180 % 32i);
-                }
-                let _e185 = active_108_;
-                if _e185 {
-                    let _e187 = r_2_;
-                    let _e189 = r11_;
-                    r14_ = (_e187 + _e189);
-                }
-                let _e193 = active_108_;
-                if _e193 {
-                    let _e196 = r13_;
-                    r15_ = (0i + _e196);
-                }
-                let _e200 = active_108_;
-                if _e200 {
-                    let _e203 = params.M;
-                    let _e206 = params.K;
-                    let _e208 = r14_;
-                    let _e213 = r15_;
-                    let _e219 = r14_;
-                    let _e221 = r15_;
-                    let _e227 = A[bitcast<u32>(((_e219 * _e206) + _e221))];
-                    r16_ = select(0f, _e227, ((bitcast<u32>(_e208) < bitcast<u32>(_e203)) && (bitcast<u32>(_e213) < bitcast<u32>(_e206))));
-                }
-                let _e232 = active_108_;
-                if _e232 {
-                    let _e234 = r16_;
-                    let _e238 = r11_;
-                    let _e240 = r13_;
-                    tile0_A_tile[bitcast<u32>(((_e238 * 32i) + _e240))] = _e234;
-                }
-            }
-            continuing {
-                let _e247 = entry_111_;
-                continued_113_ = false;
-                let _e251 = exited_109_;
-                let _e253 = broken_112_;
-                let _e255 = continued_113_;
-                active_108_ = (_e247 && !((_e251 || (_e253 || _e255))));
-                {
-                    let _e262 = active_108_;
-                    if _e262 {
-                        let _e264 = e_7_;
-                        let _e266 = r6_;
-                        e_7_ = (_e264 + _e266);
+                let _e446 = saved_114_;
+                let _e448 = exited_109_;
+                let _e450 = broken_112_;
+                let _e452 = continued_113_;
+                active_108_ = (_e446 && !((_e448 || (_e450 || _e452))));
+                storageBarrier();
+                workgroupBarrier();
+                let _e459 = active_108_;
+                if _e459 {
+                    r49_ = 256i;
+                    e_50_ = i32(local_index);
+                    loop {
+                        let _e466 = e_50_;
+                        r51_ = (_e466 < 1024i);
+                        let _e471 = r51_;
+                        r52_ = !(_e471);
+                        let _e475 = r52_;
+                        if _e475 {
+                            break;
+                        }
+                        let _e477 = e_50_;
+                        r53_ = (_e477 / 32i);
+                        let _e482 = r53_;
+                        r54_ = (_e482 % 32i);
+                        let _e487 = e_50_;
+                        r55_ = (_e487 / 1i);
+                        let _e492 = r55_;
+                        r56_ = (_e492 % 32i);
+                        let _e497 = r_2_;
+                        let _e499 = r54_;
+                        r57_ = (_e497 + _e499);
+                        let _e503 = k_46_;
+                        let _e505 = r56_;
+                        r58_ = (_e503 + _e505);
+                        let _e510 = params.M;
+                        let _e513 = params.K;
+                        let _e515 = r57_;
+                        let _e520 = r58_;
+                        let _e526 = r57_;
+                        let _e528 = r58_;
+                        let _e534 = A[bitcast<u32>(((_e526 * _e513) + _e528))];
+                        r59_ = select(0f, _e534, ((bitcast<u32>(_e515) < bitcast<u32>(_e510)) && (bitcast<u32>(_e520) < bitcast<u32>(_e513))));
+                        let _e539 = r59_;
+                        let _e543 = r54_;
+                        let _e545 = r56_;
+                        tile3_A_tile[bitcast<u32>(((_e543 * 32i) + _e545))] = _e539;
+                        continuing {
+                            let _e552 = e_50_;
+                            let _e554 = r49_;
+                            e_50_ = (_e552 + _e554);
+                        }
                     }
                 }
-            }
-        }
-        let _e270 = entry_111_;
-        let _e272 = exited_109_;
-        active_108_ = (_e270 && !(_e272));
-        storageBarrier();
-        workgroupBarrier();
-        let _e277 = active_108_;
-        if _e277 {
-            r17_ = 256i;
-        }
-        let _e281 = active_108_;
-        if _e281 {
-            e_18_ = i32(local_index);
-        }
-        let _e286 = active_108_;
-        entry_116_ = _e286;
-        broken_117_ = false;
-        loop {
-            continued_118_ = false;
-            let _e293 = entry_116_;
-            let _e295 = exited_109_;
-            let _e297 = broken_117_;
-            let _e299 = continued_118_;
-            active_108_ = (_e293 && !((_e295 || (_e297 || _e299))));
-            let _e306 = vote_number_110_;
-            vote_number_110_ = (_e306 + 1u);
-            let _e311 = active_108_;
-            if _e311 {
-                let _e314 = vote_number_110_;
-                atomicMax((&workgroup_votes), _e314);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e319 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e319;
-            }
-            let _e322 = workgroupUniformLoad((&workgroup_any));
-            let _e324 = vote_number_110_;
-            if (u32((_e322 == _e324)) == 0u) {
-                break;
-            }
-            {
-                let _e330 = active_108_;
-                if _e330 {
-                    let _e332 = e_18_;
-                    r19_ = (_e332 < 1024i);
-                }
-                let _e337 = active_108_;
-                if _e337 {
-                    let _e339 = r19_;
-                    r20_ = !(_e339);
-                }
-                let _e343 = active_108_;
-                saved_119_ = _e343;
-                let _e346 = r20_;
-                let _e348 = saved_119_;
-                let _e349 = (_e348 && _e346);
-                taken_120_ = _e349;
-                active_108_ = _e349;
-                {
-                    let _e353 = active_108_;
-                    let _e355 = broken_117_;
-                    broken_117_ = (_e355 || _e353);
-                    active_108_ = false;
-                }
-                let _e361 = saved_119_;
-                let _e363 = taken_120_;
-                let _e367 = exited_109_;
-                let _e369 = broken_117_;
-                let _e371 = continued_118_;
-                active_108_ = ((_e361 && !(_e363)) && !((_e367 || (_e369 || _e371))));
-                {
-                }
-                let _e378 = saved_119_;
-                let _e380 = exited_109_;
-                let _e382 = broken_117_;
-                let _e384 = continued_118_;
-                active_108_ = (_e378 && !((_e380 || (_e382 || _e384))));
-                let _e391 = active_108_;
-                if _e391 {
-                    let _e393 = e_18_;
-                    r21_ = (_e393 / 32i);
-                }
-                let _e398 = active_108_;
-                if _e398 {
-                    let _e400 = r21_;
-                    r22_ = (_e400 % 32i);
-                }
-                let _e405 = active_108_;
-                if _e405 {
-                    let _e407 = e_18_;
-                    r23_ = (_e407 / 1i);
-                }
-                let _e412 = active_108_;
-                if _e412 {
-                    let _e414 = r23_;
-                    r24_ = (_e414 % 32i);
-                }
-                let _e419 = active_108_;
-                if _e419 {
-                    let _e422 = r22_;
-                    r25_ = (0i + _e422);
-                }
-                let _e426 = active_108_;
-                if _e426 {
-                    let _e428 = c_5_;
-                    let _e430 = r24_;
-                    r26_ = (_e428 + _e430);
-                }
-                let _e434 = active_108_;
-                if _e434 {
-                    let _e437 = params.K;
-                    let _e440 = params.N;
-                    let _e442 = r25_;
-                    let _e447 = r26_;
-                    let _e453 = r25_;
-                    let _e455 = r26_;
-                    let _e461 = B[bitcast<u32>(((_e453 * _e440) + _e455))];
-                    r27_ = select(0f, _e461, ((bitcast<u32>(_e442) < bitcast<u32>(_e437)) && (bitcast<u32>(_e447) < bitcast<u32>(_e440))));
-                }
-                let _e466 = active_108_;
-                if _e466 {
-                    let _e468 = r27_;
-                    let _e472 = r22_;
-                    let _e474 = r24_;
-                    tile1_B_tile[bitcast<u32>(((_e472 * 32i) + _e474))] = _e468;
-                }
-            }
-            continuing {
-                let _e481 = entry_116_;
-                continued_118_ = false;
-                let _e485 = exited_109_;
-                let _e487 = broken_117_;
-                let _e489 = continued_118_;
-                active_108_ = (_e481 && !((_e485 || (_e487 || _e489))));
-                {
-                    let _e496 = active_108_;
-                    if _e496 {
-                        let _e498 = e_18_;
-                        let _e500 = r17_;
-                        e_18_ = (_e498 + _e500);
+                storageBarrier();
+                workgroupBarrier();
+                storageBarrier();
+                workgroupBarrier();
+                let _e558 = active_108_;
+                if _e558 {
+                    r60_ = 256i;
+                    e_61_ = i32(local_index);
+                    loop {
+                        let _e565 = e_61_;
+                        r62_ = (_e565 < 1024i);
+                        let _e570 = r62_;
+                        r63_ = !(_e570);
+                        let _e574 = r63_;
+                        if _e574 {
+                            break;
+                        }
+                        let _e576 = e_61_;
+                        r64_ = (_e576 / 32i);
+                        let _e581 = r64_;
+                        r65_ = (_e581 % 32i);
+                        let _e586 = e_61_;
+                        r66_ = (_e586 / 1i);
+                        let _e591 = r66_;
+                        r67_ = (_e591 % 32i);
+                        let _e596 = k_46_;
+                        let _e598 = r65_;
+                        r68_ = (_e596 + _e598);
+                        let _e602 = c_5_;
+                        let _e604 = r67_;
+                        r69_ = (_e602 + _e604);
+                        let _e609 = params.K;
+                        let _e612 = params.N;
+                        let _e614 = r68_;
+                        let _e619 = r69_;
+                        let _e625 = r68_;
+                        let _e627 = r69_;
+                        let _e633 = B[bitcast<u32>(((_e625 * _e612) + _e627))];
+                        r70_ = select(0f, _e633, ((bitcast<u32>(_e614) < bitcast<u32>(_e609)) && (bitcast<u32>(_e619) < bitcast<u32>(_e612))));
+                        let _e638 = r70_;
+                        let _e642 = r65_;
+                        let _e644 = r67_;
+                        tile4_B_tile[bitcast<u32>(((_e642 * 32i) + _e644))] = _e638;
+                        continuing {
+                            let _e651 = e_61_;
+                            let _e653 = r60_;
+                            e_61_ = (_e651 + _e653);
+                        }
                     }
                 }
-            }
-        }
-        let _e504 = entry_116_;
-        let _e506 = exited_109_;
-        active_108_ = (_e504 && !(_e506));
-        storageBarrier();
-        workgroupBarrier();
-        let _e511 = active_108_;
-        if _e511 {
-            r28_ = 256i;
-        }
-        let _e515 = active_108_;
-        if _e515 {
-            e_29_ = i32(local_index);
-        }
-        let _e520 = active_108_;
-        entry_121_ = _e520;
-        broken_122_ = false;
-        loop {
-            continued_123_ = false;
-            let _e527 = entry_121_;
-            let _e529 = exited_109_;
-            let _e531 = broken_122_;
-            let _e533 = continued_123_;
-            active_108_ = (_e527 && !((_e529 || (_e531 || _e533))));
-            let _e540 = vote_number_110_;
-            vote_number_110_ = (_e540 + 1u);
-            let _e545 = active_108_;
-            if _e545 {
-                let _e548 = vote_number_110_;
-                atomicMax((&workgroup_votes), _e548);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e553 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e553;
-            }
-            let _e556 = workgroupUniformLoad((&workgroup_any));
-            let _e558 = vote_number_110_;
-            if (u32((_e556 == _e558)) == 0u) {
-                break;
-            }
-            {
-                let _e564 = active_108_;
-                if _e564 {
-                    let _e566 = e_29_;
-                    r30_ = (_e566 < 1024i);
-                }
-                let _e571 = active_108_;
-                if _e571 {
-                    let _e573 = r30_;
-                    r31_ = !(_e573);
-                }
-                let _e577 = active_108_;
-                saved_124_ = _e577;
-                let _e580 = r31_;
-                let _e582 = saved_124_;
-                let _e583 = (_e582 && _e580);
-                taken_125_ = _e583;
-                active_108_ = _e583;
-                {
-                    let _e587 = active_108_;
-                    let _e589 = broken_122_;
-                    broken_122_ = (_e589 || _e587);
-                    active_108_ = false;
-                }
-                let _e595 = saved_124_;
-                let _e597 = taken_125_;
-                let _e601 = exited_109_;
-                let _e603 = broken_122_;
-                let _e605 = continued_123_;
-                active_108_ = ((_e595 && !(_e597)) && !((_e601 || (_e603 || _e605))));
-                {
-                }
-                let _e612 = saved_124_;
-                let _e614 = exited_109_;
-                let _e616 = broken_122_;
-                let _e618 = continued_123_;
-                active_108_ = (_e612 && !((_e614 || (_e616 || _e618))));
-                let _e625 = active_108_;
-                if _e625 {
-                    let _e627 = e_29_;
-                    r32_ = (_e627 / 32i);
-                }
-                let _e632 = active_108_;
-                if _e632 {
-                    let _e634 = r32_;
-                    r33_ = (_e634 % 32i);
-                }
-                let _e639 = active_108_;
-                if _e639 {
-                    let _e641 = e_29_;
-                    r34_ = (_e641 / 1i);
-                }
-                let _e646 = active_108_;
-                if _e646 {
-                    let _e648 = r34_;
-                    r35_ = (_e648 % 32i);
-                }
-                let _e653 = active_108_;
-                if _e653 {
-                    acc_36_ = 0f;
-                }
+                storageBarrier();
+                workgroupBarrier();
+                storageBarrier();
+                workgroupBarrier();
                 let _e657 = active_108_;
                 if _e657 {
-                    k_37_ = 0i;
-                }
-                let _e661 = active_108_;
-                entry_126_ = _e661;
-                broken_127_ = false;
-                loop {
-                    continued_128_ = false;
-                    let _e668 = entry_126_;
-                    let _e670 = exited_109_;
-                    let _e672 = broken_127_;
-                    let _e674 = continued_128_;
-                    active_108_ = (_e668 && !((_e670 || (_e672 || _e674))));
-                    let _e681 = vote_number_110_;
-                    vote_number_110_ = (_e681 + 1u);
-                    let _e686 = active_108_;
-                    if _e686 {
-                        let _e689 = vote_number_110_;
-                        atomicMax((&workgroup_votes), _e689);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e694 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e694;
-                    }
-                    let _e697 = workgroupUniformLoad((&workgroup_any));
-                    let _e699 = vote_number_110_;
-                    if (u32((_e697 == _e699)) == 0u) {
-                        break;
-                    }
-                    {
-                        let _e705 = active_108_;
-                        if _e705 {
-                            let _e707 = k_37_;
-                            r38_ = (_e707 < 32i);
-                        }
-                        let _e712 = active_108_;
-                        if _e712 {
-                            let _e714 = r38_;
-                            r39_ = !(_e714);
-                        }
-                        let _e718 = active_108_;
-                        saved_129_ = _e718;
-                        let _e721 = r39_;
-                        let _e723 = saved_129_;
-                        let _e724 = (_e723 && _e721);
-                        taken_130_ = _e724;
-                        active_108_ = _e724;
-                        {
-                            let _e728 = active_108_;
-                            let _e730 = broken_127_;
-                            broken_127_ = (_e730 || _e728);
-                            active_108_ = false;
-                        }
-                        let _e736 = saved_129_;
-                        let _e738 = taken_130_;
-                        let _e742 = exited_109_;
-                        let _e744 = broken_127_;
-                        let _e746 = continued_128_;
-                        active_108_ = ((_e736 && !(_e738)) && !((_e742 || (_e744 || _e746))));
-                        {
-                        }
-                        let _e753 = saved_129_;
-                        let _e755 = exited_109_;
-                        let _e757 = broken_127_;
-                        let _e759 = continued_128_;
-                        active_108_ = (_e753 && !((_e755 || (_e757 || _e759))));
-                        let _e766 = active_108_;
-                        if _e766 {
-                            let _e770 = r33_;
-                            let _e772 = k_37_;
-                            let _e778 = tile0_A_tile[bitcast<u32>(((_e770 * 32i) + _e772))];
-                            r40_ = _e778;
-                        }
-                        let _e781 = active_108_;
-                        if _e781 {
-                            let _e785 = k_37_;
-                            let _e787 = r35_;
-                            let _e793 = tile1_B_tile[bitcast<u32>(((_e785 * 32i) + _e787))];
-                            r41_ = _e793;
-                        }
-                        let _e796 = active_108_;
-                        if _e796 {
-                            let _e798 = r40_;
-                            let _e800 = r41_;
-                            r42_ = (_e798 * _e800);
-                        }
-                        let _e804 = active_108_;
-                        if _e804 {
-                            let _e806 = acc_36_;
-                            let _e808 = r42_;
-                            acc_36_ = (_e806 + _e808);
-                        }
-                    }
-                    continuing {
-                        let _e812 = entry_126_;
-                        continued_128_ = false;
-                        let _e816 = exited_109_;
-                        let _e818 = broken_127_;
-                        let _e820 = continued_128_;
-                        active_108_ = (_e812 && !((_e816 || (_e818 || _e820))));
-                        {
-                            let _e827 = active_108_;
-                            if _e827 {
-                                let _e829 = k_37_;
-                                k_37_ = (_e829 + 1i);
-                            }
-                        }
-                    }
-                }
-                let _e834 = entry_126_;
-                let _e836 = exited_109_;
-                let _e838 = broken_122_;
-                let _e840 = continued_123_;
-                active_108_ = (_e834 && !((_e836 || (_e838 || _e840))));
-                let _e847 = active_108_;
-                if _e847 {
-                    let _e849 = acc_36_;
-                    let _e853 = r33_;
-                    let _e855 = r35_;
-                    tile2_acc[bitcast<u32>(((_e853 * 32i) + _e855))] = _e849;
-                }
-            }
-            continuing {
-                let _e862 = entry_121_;
-                continued_123_ = false;
-                let _e866 = exited_109_;
-                let _e868 = broken_122_;
-                let _e870 = continued_123_;
-                active_108_ = (_e862 && !((_e866 || (_e868 || _e870))));
-                {
-                    let _e877 = active_108_;
-                    if _e877 {
-                        let _e879 = e_29_;
-                        let _e881 = r28_;
-                        e_29_ = (_e879 + _e881);
-                    }
-                }
-            }
-        }
-        let _e885 = entry_121_;
-        let _e887 = exited_109_;
-        active_108_ = (_e885 && !(_e887));
-        storageBarrier();
-        workgroupBarrier();
-        let _e892 = active_108_;
-        if _e892 {
-            let _e895 = params.K;
-            r43_ = _e895;
-        }
-        let _e898 = active_108_;
-        if _e898 {
-            let _e900 = r43_;
-            r44_ = _e900;
-        }
-        let _e903 = active_108_;
-        if _e903 {
-            r45_ = 32i;
-        }
-        let _e907 = active_108_;
-        if _e907 {
-            k_46_ = 32i;
-        }
-        let _e911 = active_108_;
-        entry_131_ = _e911;
-        broken_132_ = false;
-        loop {
-            continued_133_ = false;
-            let _e918 = entry_131_;
-            let _e920 = exited_109_;
-            let _e922 = broken_132_;
-            let _e924 = continued_133_;
-            active_108_ = (_e918 && !((_e920 || (_e922 || _e924))));
-            let _e931 = vote_number_110_;
-            vote_number_110_ = (_e931 + 1u);
-            let _e936 = active_108_;
-            if _e936 {
-                let _e939 = vote_number_110_;
-                atomicMax((&workgroup_votes), _e939);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e944 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e944;
-            }
-            let _e947 = workgroupUniformLoad((&workgroup_any));
-            let _e949 = vote_number_110_;
-            if (u32((_e947 == _e949)) == 0u) {
-                break;
-            }
-            {
-                let _e955 = active_108_;
-                if _e955 {
-                    let _e957 = k_46_;
-                    let _e959 = r44_;
-                    r47_ = (_e957 < _e959);
-                }
-                let _e963 = active_108_;
-                if _e963 {
-                    let _e965 = r47_;
-                    r48_ = !(_e965);
-                }
-                let _e969 = active_108_;
-                saved_134_ = _e969;
-                let _e972 = r48_;
-                let _e974 = saved_134_;
-                let _e975 = (_e974 && _e972);
-                taken_135_ = _e975;
-                active_108_ = _e975;
-                {
-                    let _e979 = active_108_;
-                    let _e981 = broken_132_;
-                    broken_132_ = (_e981 || _e979);
-                    active_108_ = false;
-                }
-                let _e987 = saved_134_;
-                let _e989 = taken_135_;
-                let _e993 = exited_109_;
-                let _e995 = broken_132_;
-                let _e997 = continued_133_;
-                active_108_ = ((_e987 && !(_e989)) && !((_e993 || (_e995 || _e997))));
-                {
-                }
-                let _e1004 = saved_134_;
-                let _e1006 = exited_109_;
-                let _e1008 = broken_132_;
-                let _e1010 = continued_133_;
-                active_108_ = (_e1004 && !((_e1006 || (_e1008 || _e1010))));
-                storageBarrier();
-                workgroupBarrier();
-                let _e1017 = active_108_;
-                if _e1017 {
-                    r49_ = 256i;
-                }
-                let _e1021 = active_108_;
-                if _e1021 {
-                    e_50_ = i32(local_index);
-                }
-                let _e1026 = active_108_;
-                entry_136_ = _e1026;
-                broken_137_ = false;
-                loop {
-                    continued_138_ = false;
-                    let _e1033 = entry_136_;
-                    let _e1035 = exited_109_;
-                    let _e1037 = broken_137_;
-                    let _e1039 = continued_138_;
-                    active_108_ = (_e1033 && !((_e1035 || (_e1037 || _e1039))));
-                    let _e1046 = vote_number_110_;
-                    vote_number_110_ = (_e1046 + 1u);
-                    let _e1051 = active_108_;
-                    if _e1051 {
-                        let _e1054 = vote_number_110_;
-                        atomicMax((&workgroup_votes), _e1054);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e1059 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e1059;
-                    }
-                    let _e1062 = workgroupUniformLoad((&workgroup_any));
-                    let _e1064 = vote_number_110_;
-                    if (u32((_e1062 == _e1064)) == 0u) {
-                        break;
-                    }
-                    {
-                        let _e1070 = active_108_;
-                        if _e1070 {
-                            let _e1072 = e_50_;
-                            r51_ = (_e1072 < 1024i);
-                        }
-                        let _e1077 = active_108_;
-                        if _e1077 {
-                            let _e1079 = r51_;
-                            r52_ = !(_e1079);
-                        }
-                        let _e1083 = active_108_;
-                        saved_139_ = _e1083;
-                        let _e1086 = r52_;
-                        let _e1088 = saved_139_;
-                        let _e1089 = (_e1088 && _e1086);
-                        taken_140_ = _e1089;
-                        active_108_ = _e1089;
-                        {
-                            let _e1093 = active_108_;
-                            let _e1095 = broken_137_;
-                            broken_137_ = (_e1095 || _e1093);
-                            active_108_ = false;
-                        }
-                        let _e1101 = saved_139_;
-                        let _e1103 = taken_140_;
-                        let _e1107 = exited_109_;
-                        let _e1109 = broken_137_;
-                        let _e1111 = continued_138_;
-                        active_108_ = ((_e1101 && !(_e1103)) && !((_e1107 || (_e1109 || _e1111))));
-                        {
-                        }
-                        let _e1118 = saved_139_;
-                        let _e1120 = exited_109_;
-                        let _e1122 = broken_137_;
-                        let _e1124 = continued_138_;
-                        active_108_ = (_e1118 && !((_e1120 || (_e1122 || _e1124))));
-                        let _e1131 = active_108_;
-                        if _e1131 {
-                            let _e1133 = e_50_;
-                            r53_ = (_e1133 / 32i);
-                        }
-                        let _e1138 = active_108_;
-                        if _e1138 {
-                            let _e1140 = r53_;
-                            r54_ = (_e1140 % 32i);
-                        }
-                        let _e1145 = active_108_;
-                        if _e1145 {
-                            let _e1147 = e_50_;
-                            r55_ = (_e1147 / 1i);
-                        }
-                        let _e1152 = active_108_;
-                        if _e1152 {
-                            let _e1154 = r55_;
-                            r56_ = (_e1154 % 32i);
-                        }
-                        let _e1159 = active_108_;
-                        if _e1159 {
-                            let _e1161 = r_2_;
-                            let _e1163 = r54_;
-                            r57_ = (_e1161 + _e1163);
-                        }
-                        let _e1167 = active_108_;
-                        if _e1167 {
-                            let _e1169 = k_46_;
-                            let _e1171 = r56_;
-                            r58_ = (_e1169 + _e1171);
-                        }
-                        let _e1175 = active_108_;
-                        if _e1175 {
-                            let _e1178 = params.M;
-                            let _e1181 = params.K;
-                            let _e1183 = r57_;
-                            let _e1188 = r58_;
-                            let _e1194 = r57_;
-                            let _e1196 = r58_;
-                            let _e1202 = A[bitcast<u32>(((_e1194 * _e1181) + _e1196))];
-                            r59_ = select(0f, _e1202, ((bitcast<u32>(_e1183) < bitcast<u32>(_e1178)) && (bitcast<u32>(_e1188) < bitcast<u32>(_e1181))));
-                        }
-                        let _e1207 = active_108_;
-                        if _e1207 {
-                            let _e1209 = r59_;
-                            let _e1213 = r54_;
-                            let _e1215 = r56_;
-                            tile3_A_tile[bitcast<u32>(((_e1213 * 32i) + _e1215))] = _e1209;
-                        }
-                    }
-                    continuing {
-                        let _e1222 = entry_136_;
-                        continued_138_ = false;
-                        let _e1226 = exited_109_;
-                        let _e1228 = broken_137_;
-                        let _e1230 = continued_138_;
-                        active_108_ = (_e1222 && !((_e1226 || (_e1228 || _e1230))));
-                        {
-                            let _e1237 = active_108_;
-                            if _e1237 {
-                                let _e1239 = e_50_;
-                                let _e1241 = r49_;
-                                e_50_ = (_e1239 + _e1241);
-                            }
-                        }
-                    }
-                }
-                let _e1245 = entry_136_;
-                let _e1247 = exited_109_;
-                let _e1249 = broken_132_;
-                let _e1251 = continued_133_;
-                active_108_ = (_e1245 && !((_e1247 || (_e1249 || _e1251))));
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e1258 = active_108_;
-                if _e1258 {
-                    r60_ = 256i;
-                }
-                let _e1262 = active_108_;
-                if _e1262 {
-                    e_61_ = i32(local_index);
-                }
-                let _e1267 = active_108_;
-                entry_141_ = _e1267;
-                broken_142_ = false;
-                loop {
-                    continued_143_ = false;
-                    let _e1274 = entry_141_;
-                    let _e1276 = exited_109_;
-                    let _e1278 = broken_142_;
-                    let _e1280 = continued_143_;
-                    active_108_ = (_e1274 && !((_e1276 || (_e1278 || _e1280))));
-                    let _e1287 = vote_number_110_;
-                    vote_number_110_ = (_e1287 + 1u);
-                    let _e1292 = active_108_;
-                    if _e1292 {
-                        let _e1295 = vote_number_110_;
-                        atomicMax((&workgroup_votes), _e1295);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e1300 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e1300;
-                    }
-                    let _e1303 = workgroupUniformLoad((&workgroup_any));
-                    let _e1305 = vote_number_110_;
-                    if (u32((_e1303 == _e1305)) == 0u) {
-                        break;
-                    }
-                    {
-                        let _e1311 = active_108_;
-                        if _e1311 {
-                            let _e1313 = e_61_;
-                            r62_ = (_e1313 < 1024i);
-                        }
-                        let _e1318 = active_108_;
-                        if _e1318 {
-                            let _e1320 = r62_;
-                            r63_ = !(_e1320);
-                        }
-                        let _e1324 = active_108_;
-                        saved_144_ = _e1324;
-                        let _e1327 = r63_;
-                        let _e1329 = saved_144_;
-                        let _e1330 = (_e1329 && _e1327);
-                        taken_145_ = _e1330;
-                        active_108_ = _e1330;
-                        {
-                            let _e1334 = active_108_;
-                            let _e1336 = broken_142_;
-                            broken_142_ = (_e1336 || _e1334);
-                            active_108_ = false;
-                        }
-                        let _e1342 = saved_144_;
-                        let _e1344 = taken_145_;
-                        let _e1348 = exited_109_;
-                        let _e1350 = broken_142_;
-                        let _e1352 = continued_143_;
-                        active_108_ = ((_e1342 && !(_e1344)) && !((_e1348 || (_e1350 || _e1352))));
-                        {
-                        }
-                        let _e1359 = saved_144_;
-                        let _e1361 = exited_109_;
-                        let _e1363 = broken_142_;
-                        let _e1365 = continued_143_;
-                        active_108_ = (_e1359 && !((_e1361 || (_e1363 || _e1365))));
-                        let _e1372 = active_108_;
-                        if _e1372 {
-                            let _e1374 = e_61_;
-                            r64_ = (_e1374 / 32i);
-                        }
-                        let _e1379 = active_108_;
-                        if _e1379 {
-                            let _e1381 = r64_;
-                            r65_ = (_e1381 % 32i);
-                        }
-                        let _e1386 = active_108_;
-                        if _e1386 {
-                            let _e1388 = e_61_;
-                            r66_ = (_e1388 / 1i);
-                        }
-                        let _e1393 = active_108_;
-                        if _e1393 {
-                            let _e1395 = r66_;
-                            r67_ = (_e1395 % 32i);
-                        }
-                        let _e1400 = active_108_;
-                        if _e1400 {
-                            let _e1402 = k_46_;
-                            let _e1404 = r65_;
-                            r68_ = (_e1402 + _e1404);
-                        }
-                        let _e1408 = active_108_;
-                        if _e1408 {
-                            let _e1410 = c_5_;
-                            let _e1412 = r67_;
-                            r69_ = (_e1410 + _e1412);
-                        }
-                        let _e1416 = active_108_;
-                        if _e1416 {
-                            let _e1419 = params.K;
-                            let _e1422 = params.N;
-                            let _e1424 = r68_;
-                            let _e1429 = r69_;
-                            let _e1435 = r68_;
-                            let _e1437 = r69_;
-                            let _e1443 = B[bitcast<u32>(((_e1435 * _e1422) + _e1437))];
-                            r70_ = select(0f, _e1443, ((bitcast<u32>(_e1424) < bitcast<u32>(_e1419)) && (bitcast<u32>(_e1429) < bitcast<u32>(_e1422))));
-                        }
-                        let _e1448 = active_108_;
-                        if _e1448 {
-                            let _e1450 = r70_;
-                            let _e1454 = r65_;
-                            let _e1456 = r67_;
-                            tile4_B_tile[bitcast<u32>(((_e1454 * 32i) + _e1456))] = _e1450;
-                        }
-                    }
-                    continuing {
-                        let _e1463 = entry_141_;
-                        continued_143_ = false;
-                        let _e1467 = exited_109_;
-                        let _e1469 = broken_142_;
-                        let _e1471 = continued_143_;
-                        active_108_ = (_e1463 && !((_e1467 || (_e1469 || _e1471))));
-                        {
-                            let _e1478 = active_108_;
-                            if _e1478 {
-                                let _e1480 = e_61_;
-                                let _e1482 = r60_;
-                                e_61_ = (_e1480 + _e1482);
-                            }
-                        }
-                    }
-                }
-                let _e1486 = entry_141_;
-                let _e1488 = exited_109_;
-                let _e1490 = broken_132_;
-                let _e1492 = continued_133_;
-                active_108_ = (_e1486 && !((_e1488 || (_e1490 || _e1492))));
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e1499 = active_108_;
-                if _e1499 {
                     r71_ = 256i;
-                }
-                let _e1503 = active_108_;
-                if _e1503 {
                     e_72_ = i32(local_index);
-                }
-                let _e1508 = active_108_;
-                entry_146_ = _e1508;
-                broken_147_ = false;
-                loop {
-                    continued_148_ = false;
-                    let _e1515 = entry_146_;
-                    let _e1517 = exited_109_;
-                    let _e1519 = broken_147_;
-                    let _e1521 = continued_148_;
-                    active_108_ = (_e1515 && !((_e1517 || (_e1519 || _e1521))));
-                    let _e1528 = vote_number_110_;
-                    vote_number_110_ = (_e1528 + 1u);
-                    let _e1533 = active_108_;
-                    if _e1533 {
-                        let _e1536 = vote_number_110_;
-                        atomicMax((&workgroup_votes), _e1536);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e1541 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e1541;
-                    }
-                    let _e1544 = workgroupUniformLoad((&workgroup_any));
-                    let _e1546 = vote_number_110_;
-                    if (u32((_e1544 == _e1546)) == 0u) {
-                        break;
-                    }
-                    {
-                        let _e1552 = active_108_;
-                        if _e1552 {
-                            let _e1554 = e_72_;
-                            r73_ = (_e1554 < 1024i);
+                    loop {
+                        let _e664 = e_72_;
+                        r73_ = (_e664 < 1024i);
+                        let _e669 = r73_;
+                        r74_ = !(_e669);
+                        let _e673 = r74_;
+                        if _e673 {
+                            break;
                         }
-                        let _e1559 = active_108_;
-                        if _e1559 {
-                            let _e1561 = r73_;
-                            r74_ = !(_e1561);
-                        }
-                        let _e1565 = active_108_;
-                        saved_149_ = _e1565;
-                        let _e1568 = r74_;
-                        let _e1570 = saved_149_;
-                        let _e1571 = (_e1570 && _e1568);
-                        taken_150_ = _e1571;
-                        active_108_ = _e1571;
-                        {
-                            let _e1575 = active_108_;
-                            let _e1577 = broken_147_;
-                            broken_147_ = (_e1577 || _e1575);
-                            active_108_ = false;
-                        }
-                        let _e1583 = saved_149_;
-                        let _e1585 = taken_150_;
-                        let _e1589 = exited_109_;
-                        let _e1591 = broken_147_;
-                        let _e1593 = continued_148_;
-                        active_108_ = ((_e1583 && !(_e1585)) && !((_e1589 || (_e1591 || _e1593))));
-                        {
-                        }
-                        let _e1600 = saved_149_;
-                        let _e1602 = exited_109_;
-                        let _e1604 = broken_147_;
-                        let _e1606 = continued_148_;
-                        active_108_ = (_e1600 && !((_e1602 || (_e1604 || _e1606))));
-                        let _e1613 = active_108_;
-                        if _e1613 {
-                            let _e1615 = e_72_;
-                            r75_ = (_e1615 / 32i);
-                        }
-                        let _e1620 = active_108_;
-                        if _e1620 {
-                            let _e1622 = r75_;
-                            r76_ = (_e1622 % 32i);
-                        }
-                        let _e1627 = active_108_;
-                        if _e1627 {
-                            let _e1629 = e_72_;
-                            r77_ = (_e1629 / 1i);
-                        }
-                        let _e1634 = active_108_;
-                        if _e1634 {
-                            let _e1636 = r77_;
-                            r78_ = (_e1636 % 32i);
-                        }
-                        let _e1641 = active_108_;
-                        if _e1641 {
-                            acc_79_ = 0f;
-                        }
-                        let _e1645 = active_108_;
-                        if _e1645 {
-                            k_80_ = 0i;
-                        }
-                        let _e1649 = active_108_;
-                        entry_151_ = _e1649;
-                        broken_152_ = false;
+                        let _e675 = e_72_;
+                        r75_ = (_e675 / 32i);
+                        let _e680 = r75_;
+                        r76_ = (_e680 % 32i);
+                        let _e685 = e_72_;
+                        r77_ = (_e685 / 1i);
+                        let _e690 = r77_;
+                        r78_ = (_e690 % 32i);
+                        acc_79_ = 0f;
+                        k_80_ = 0i;
                         loop {
-                            continued_153_ = false;
-                            let _e1656 = entry_151_;
-                            let _e1658 = exited_109_;
-                            let _e1660 = broken_152_;
-                            let _e1662 = continued_153_;
-                            active_108_ = (_e1656 && !((_e1658 || (_e1660 || _e1662))));
-                            let _e1669 = vote_number_110_;
-                            vote_number_110_ = (_e1669 + 1u);
-                            let _e1674 = active_108_;
-                            if _e1674 {
-                                let _e1677 = vote_number_110_;
-                                atomicMax((&workgroup_votes), _e1677);
-                            }
-                            workgroupBarrier();
-                            if (local_index == 0u) {
-                                let _e1682 = atomicLoad((&workgroup_votes));
-                                workgroup_any = _e1682;
-                            }
-                            let _e1685 = workgroupUniformLoad((&workgroup_any));
-                            let _e1687 = vote_number_110_;
-                            if (u32((_e1685 == _e1687)) == 0u) {
+                            let _e699 = k_80_;
+                            r81_ = (_e699 < 32i);
+                            let _e704 = r81_;
+                            r82_ = !(_e704);
+                            let _e708 = r82_;
+                            if _e708 {
                                 break;
                             }
-                            {
-                                let _e1693 = active_108_;
-                                if _e1693 {
-                                    let _e1695 = k_80_;
-                                    r81_ = (_e1695 < 32i);
-                                }
-                                let _e1700 = active_108_;
-                                if _e1700 {
-                                    let _e1702 = r81_;
-                                    r82_ = !(_e1702);
-                                }
-                                let _e1706 = active_108_;
-                                saved_154_ = _e1706;
-                                let _e1709 = r82_;
-                                let _e1711 = saved_154_;
-                                let _e1712 = (_e1711 && _e1709);
-                                taken_155_ = _e1712;
-                                active_108_ = _e1712;
-                                {
-                                    let _e1716 = active_108_;
-                                    let _e1718 = broken_152_;
-                                    broken_152_ = (_e1718 || _e1716);
-                                    active_108_ = false;
-                                }
-                                let _e1724 = saved_154_;
-                                let _e1726 = taken_155_;
-                                let _e1730 = exited_109_;
-                                let _e1732 = broken_152_;
-                                let _e1734 = continued_153_;
-                                active_108_ = ((_e1724 && !(_e1726)) && !((_e1730 || (_e1732 || _e1734))));
-                                {
-                                }
-                                let _e1741 = saved_154_;
-                                let _e1743 = exited_109_;
-                                let _e1745 = broken_152_;
-                                let _e1747 = continued_153_;
-                                active_108_ = (_e1741 && !((_e1743 || (_e1745 || _e1747))));
-                                let _e1754 = active_108_;
-                                if _e1754 {
-                                    let _e1758 = r76_;
-                                    let _e1760 = k_80_;
-                                    let _e1766 = tile3_A_tile[bitcast<u32>(((_e1758 * 32i) + _e1760))];
-                                    r83_ = _e1766;
-                                }
-                                let _e1769 = active_108_;
-                                if _e1769 {
-                                    let _e1773 = k_80_;
-                                    let _e1775 = r78_;
-                                    let _e1781 = tile4_B_tile[bitcast<u32>(((_e1773 * 32i) + _e1775))];
-                                    r84_ = _e1781;
-                                }
-                                let _e1784 = active_108_;
-                                if _e1784 {
-                                    let _e1786 = r83_;
-                                    let _e1788 = r84_;
-                                    r85_ = (_e1786 * _e1788);
-                                }
-                                let _e1792 = active_108_;
-                                if _e1792 {
-                                    let _e1794 = acc_79_;
-                                    let _e1796 = r85_;
-                                    acc_79_ = (_e1794 + _e1796);
-                                }
-                            }
+                            let _e712 = r76_;
+                            let _e714 = k_80_;
+                            let _e720 = tile3_A_tile[bitcast<u32>(((_e712 * 32i) + _e714))];
+                            r83_ = _e720;
+                            let _e725 = k_80_;
+                            let _e727 = r78_;
+                            let _e733 = tile4_B_tile[bitcast<u32>(((_e725 * 32i) + _e727))];
+                            r84_ = _e733;
+                            let _e736 = r83_;
+                            let _e738 = r84_;
+                            r85_ = (_e736 * _e738);
+                            let _e742 = acc_79_;
+                            let _e744 = r85_;
+                            acc_79_ = (_e742 + _e744);
                             continuing {
-                                let _e1800 = entry_151_;
-                                continued_153_ = false;
-                                let _e1804 = exited_109_;
-                                let _e1806 = broken_152_;
-                                let _e1808 = continued_153_;
-                                active_108_ = (_e1800 && !((_e1804 || (_e1806 || _e1808))));
-                                {
-                                    let _e1815 = active_108_;
-                                    if _e1815 {
-                                        let _e1817 = k_80_;
-                                        k_80_ = (_e1817 + 1i);
-                                    }
-                                }
+                                let _e748 = k_80_;
+                                k_80_ = (_e748 + 1i);
                             }
                         }
-                        let _e1822 = entry_151_;
-                        let _e1824 = exited_109_;
-                        let _e1826 = broken_147_;
-                        let _e1828 = continued_148_;
-                        active_108_ = (_e1822 && !((_e1824 || (_e1826 || _e1828))));
-                        let _e1835 = active_108_;
-                        if _e1835 {
-                            let _e1837 = acc_79_;
-                            let _e1841 = r76_;
-                            let _e1843 = r78_;
-                            tile5_matmul[bitcast<u32>(((_e1841 * 32i) + _e1843))] = _e1837;
-                        }
-                    }
-                    continuing {
-                        let _e1850 = entry_146_;
-                        continued_148_ = false;
-                        let _e1854 = exited_109_;
-                        let _e1856 = broken_147_;
-                        let _e1858 = continued_148_;
-                        active_108_ = (_e1850 && !((_e1854 || (_e1856 || _e1858))));
-                        {
-                            let _e1865 = active_108_;
-                            if _e1865 {
-                                let _e1867 = e_72_;
-                                let _e1869 = r71_;
-                                e_72_ = (_e1867 + _e1869);
-                            }
+                        let _e753 = acc_79_;
+                        let _e757 = r76_;
+                        let _e759 = r78_;
+                        tile5_matmul[bitcast<u32>(((_e757 * 32i) + _e759))] = _e753;
+                        continuing {
+                            let _e766 = e_72_;
+                            let _e768 = r71_;
+                            e_72_ = (_e766 + _e768);
                         }
                     }
                 }
-                let _e1873 = entry_146_;
-                let _e1875 = exited_109_;
-                let _e1877 = broken_132_;
-                let _e1879 = continued_133_;
-                active_108_ = (_e1873 && !((_e1875 || (_e1877 || _e1879))));
                 storageBarrier();
                 workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
-                let _e1886 = active_108_;
-                if _e1886 {
+                let _e772 = active_108_;
+                if _e772 {
                     r86_ = 256i;
-                }
-                let _e1890 = active_108_;
-                if _e1890 {
                     e_87_ = i32(local_index);
-                }
-                let _e1895 = active_108_;
-                entry_156_ = _e1895;
-                broken_157_ = false;
-                loop {
-                    continued_158_ = false;
-                    let _e1902 = entry_156_;
-                    let _e1904 = exited_109_;
-                    let _e1906 = broken_157_;
-                    let _e1908 = continued_158_;
-                    active_108_ = (_e1902 && !((_e1904 || (_e1906 || _e1908))));
-                    let _e1915 = vote_number_110_;
-                    vote_number_110_ = (_e1915 + 1u);
-                    let _e1920 = active_108_;
-                    if _e1920 {
-                        let _e1923 = vote_number_110_;
-                        atomicMax((&workgroup_votes), _e1923);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e1928 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e1928;
-                    }
-                    let _e1931 = workgroupUniformLoad((&workgroup_any));
-                    let _e1933 = vote_number_110_;
-                    if (u32((_e1931 == _e1933)) == 0u) {
-                        break;
-                    }
-                    {
-                        let _e1939 = active_108_;
-                        if _e1939 {
-                            let _e1941 = e_87_;
-                            r88_ = (_e1941 < 1024i);
+                    loop {
+                        let _e779 = e_87_;
+                        r88_ = (_e779 < 1024i);
+                        let _e784 = r88_;
+                        r89_ = !(_e784);
+                        let _e788 = r89_;
+                        if _e788 {
+                            break;
                         }
-                        let _e1946 = active_108_;
-                        if _e1946 {
-                            let _e1948 = r88_;
-                            r89_ = !(_e1948);
-                        }
-                        let _e1952 = active_108_;
-                        saved_159_ = _e1952;
-                        let _e1955 = r89_;
-                        let _e1957 = saved_159_;
-                        let _e1958 = (_e1957 && _e1955);
-                        taken_160_ = _e1958;
-                        active_108_ = _e1958;
-                        {
-                            let _e1962 = active_108_;
-                            let _e1964 = broken_157_;
-                            broken_157_ = (_e1964 || _e1962);
-                            active_108_ = false;
-                        }
-                        let _e1970 = saved_159_;
-                        let _e1972 = taken_160_;
-                        let _e1976 = exited_109_;
-                        let _e1978 = broken_157_;
-                        let _e1980 = continued_158_;
-                        active_108_ = ((_e1970 && !(_e1972)) && !((_e1976 || (_e1978 || _e1980))));
-                        {
-                        }
-                        let _e1987 = saved_159_;
-                        let _e1989 = exited_109_;
-                        let _e1991 = broken_157_;
-                        let _e1993 = continued_158_;
-                        active_108_ = (_e1987 && !((_e1989 || (_e1991 || _e1993))));
-                        let _e2000 = active_108_;
-                        if _e2000 {
-                            let _e2002 = e_87_;
-                            r90_ = (_e2002 / 32i);
-                        }
-                        let _e2007 = active_108_;
-                        if _e2007 {
-                            let _e2009 = r90_;
-                            r91_ = (_e2009 % 32i);
-                        }
-                        let _e2014 = active_108_;
-                        if _e2014 {
-                            let _e2016 = e_87_;
-                            r92_ = (_e2016 / 1i);
-                        }
-                        let _e2021 = active_108_;
-                        if _e2021 {
-                            let _e2023 = r92_;
-                            r93_ = (_e2023 % 32i);
-                        }
-                        let _e2028 = active_108_;
-                        if _e2028 {
-                            let _e2032 = r91_;
-                            let _e2034 = r93_;
-                            let _e2040 = tile5_matmul[bitcast<u32>(((_e2032 * 32i) + _e2034))];
-                            r94_ = _e2040;
-                        }
-                        let _e2043 = active_108_;
-                        if _e2043 {
-                            let _e2047 = r91_;
-                            let _e2049 = r93_;
-                            let _e2055 = tile2_acc[bitcast<u32>(((_e2047 * 32i) + _e2049))];
-                            r95_ = _e2055;
-                        }
-                        let _e2058 = active_108_;
-                        if _e2058 {
-                            let _e2060 = r95_;
-                            let _e2062 = r94_;
-                            r96_ = (_e2060 + _e2062);
-                        }
-                        let _e2066 = active_108_;
-                        if _e2066 {
-                            let _e2068 = r96_;
-                            let _e2072 = r91_;
-                            let _e2074 = r93_;
-                            tile2_acc[bitcast<u32>(((_e2072 * 32i) + _e2074))] = _e2068;
-                        }
-                    }
-                    continuing {
-                        let _e2081 = entry_156_;
-                        continued_158_ = false;
-                        let _e2085 = exited_109_;
-                        let _e2087 = broken_157_;
-                        let _e2089 = continued_158_;
-                        active_108_ = (_e2081 && !((_e2085 || (_e2087 || _e2089))));
-                        {
-                            let _e2096 = active_108_;
-                            if _e2096 {
-                                let _e2098 = e_87_;
-                                let _e2100 = r86_;
-                                e_87_ = (_e2098 + _e2100);
-                            }
+                        let _e790 = e_87_;
+                        r90_ = (_e790 / 32i);
+                        let _e795 = r90_;
+                        r91_ = (_e795 % 32i);
+                        let _e800 = e_87_;
+                        r92_ = (_e800 / 1i);
+                        let _e805 = r92_;
+                        r93_ = (_e805 % 32i);
+                        let _e812 = r91_;
+                        let _e814 = r93_;
+                        let _e820 = tile5_matmul[bitcast<u32>(((_e812 * 32i) + _e814))];
+                        r94_ = _e820;
+                        let _e825 = r91_;
+                        let _e827 = r93_;
+                        let _e833 = tile2_acc[bitcast<u32>(((_e825 * 32i) + _e827))];
+                        r95_ = _e833;
+                        let _e836 = r95_;
+                        let _e838 = r94_;
+                        r96_ = (_e836 + _e838);
+                        let _e842 = r96_;
+                        let _e846 = r91_;
+                        let _e848 = r93_;
+                        tile2_acc[bitcast<u32>(((_e846 * 32i) + _e848))] = _e842;
+                        continuing {
+                            let _e855 = e_87_;
+                            let _e857 = r86_;
+                            e_87_ = (_e855 + _e857);
                         }
                     }
                 }
-                let _e2104 = entry_156_;
-                let _e2106 = exited_109_;
-                let _e2108 = broken_132_;
-                let _e2110 = continued_133_;
-                active_108_ = (_e2104 && !((_e2106 || (_e2108 || _e2110))));
                 storageBarrier();
                 workgroupBarrier();
             }
             continuing {
-                let _e2117 = entry_131_;
-                continued_133_ = false;
-                let _e2121 = exited_109_;
-                let _e2123 = broken_132_;
-                let _e2125 = continued_133_;
-                active_108_ = (_e2117 && !((_e2121 || (_e2123 || _e2125))));
+                let _e861 = entry_111_;
+                continued_113_ = false;
+                let _e865 = exited_109_;
+                let _e867 = broken_112_;
+                let _e869 = continued_113_;
+                active_108_ = (_e861 && !((_e865 || (_e867 || _e869))));
                 {
-                    let _e2132 = active_108_;
-                    if _e2132 {
-                        let _e2134 = k_46_;
-                        k_46_ = (_e2134 + 32i);
+                    let _e876 = active_108_;
+                    if _e876 {
+                        let _e878 = k_46_;
+                        k_46_ = (_e878 + 32i);
                     }
                 }
             }
         }
-        let _e2139 = entry_131_;
-        let _e2141 = exited_109_;
-        active_108_ = (_e2139 && !(_e2141));
-        let _e2146 = active_108_;
-        if _e2146 {
+        let _e883 = entry_111_;
+        let _e885 = exited_109_;
+        active_108_ = (_e883 && !(_e885));
+        let _e890 = active_108_;
+        if _e890 {
             r97_ = 256i;
-        }
-        let _e2150 = active_108_;
-        if _e2150 {
             e_98_ = i32(local_index);
-        }
-        let _e2155 = active_108_;
-        entry_161_ = _e2155;
-        broken_162_ = false;
-        loop {
-            continued_163_ = false;
-            let _e2162 = entry_161_;
-            let _e2164 = exited_109_;
-            let _e2166 = broken_162_;
-            let _e2168 = continued_163_;
-            active_108_ = (_e2162 && !((_e2164 || (_e2166 || _e2168))));
-            let _e2175 = vote_number_110_;
-            vote_number_110_ = (_e2175 + 1u);
-            let _e2180 = active_108_;
-            if _e2180 {
-                let _e2183 = vote_number_110_;
-                atomicMax((&workgroup_votes), _e2183);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e2188 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e2188;
-            }
-            let _e2191 = workgroupUniformLoad((&workgroup_any));
-            let _e2193 = vote_number_110_;
-            if (u32((_e2191 == _e2193)) == 0u) {
-                break;
-            }
-            {
-                let _e2199 = active_108_;
-                if _e2199 {
-                    let _e2201 = e_98_;
-                    r99_ = (_e2201 < 1024i);
+            loop {
+                let _e897 = e_98_;
+                r99_ = (_e897 < 1024i);
+                let _e902 = r99_;
+                r100_ = !(_e902);
+                let _e906 = r100_;
+                if _e906 {
+                    break;
                 }
-                let _e2206 = active_108_;
-                if _e2206 {
-                    let _e2208 = r99_;
-                    r100_ = !(_e2208);
+                let _e908 = e_98_;
+                r101_ = (_e908 / 32i);
+                let _e913 = r101_;
+                r102_ = (_e913 % 32i);
+                let _e918 = e_98_;
+                r103_ = (_e918 / 1i);
+                let _e923 = r103_;
+                r104_ = (_e923 % 32i);
+                let _e928 = r_2_;
+                let _e930 = r102_;
+                r105_ = (_e928 + _e930);
+                let _e934 = c_5_;
+                let _e936 = r104_;
+                r106_ = (_e934 + _e936);
+                let _e942 = r102_;
+                let _e944 = r104_;
+                let _e950 = tile2_acc[bitcast<u32>(((_e942 * 32i) + _e944))];
+                r107_ = _e950;
+                let _e953 = r107_;
+                let _e956 = params.M;
+                let _e959 = params.N;
+                let _e961 = r105_;
+                let _e966 = r106_;
+                let _e972 = r105_;
+                let _e974 = r106_;
+                if ((bitcast<u32>(_e961) < bitcast<u32>(_e956)) && (bitcast<u32>(_e966) < bitcast<u32>(_e959))) {
+                    C[bitcast<u32>(((_e972 * _e959) + _e974))] = _e953;
                 }
-                let _e2212 = active_108_;
-                saved_164_ = _e2212;
-                let _e2215 = r100_;
-                let _e2217 = saved_164_;
-                let _e2218 = (_e2217 && _e2215);
-                taken_165_ = _e2218;
-                active_108_ = _e2218;
-                {
-                    let _e2222 = active_108_;
-                    let _e2224 = broken_162_;
-                    broken_162_ = (_e2224 || _e2222);
-                    active_108_ = false;
-                }
-                let _e2230 = saved_164_;
-                let _e2232 = taken_165_;
-                let _e2236 = exited_109_;
-                let _e2238 = broken_162_;
-                let _e2240 = continued_163_;
-                active_108_ = ((_e2230 && !(_e2232)) && !((_e2236 || (_e2238 || _e2240))));
-                {
-                }
-                let _e2247 = saved_164_;
-                let _e2249 = exited_109_;
-                let _e2251 = broken_162_;
-                let _e2253 = continued_163_;
-                active_108_ = (_e2247 && !((_e2249 || (_e2251 || _e2253))));
-                let _e2260 = active_108_;
-                if _e2260 {
-                    let _e2262 = e_98_;
-                    r101_ = (_e2262 / 32i);
-                }
-                let _e2267 = active_108_;
-                if _e2267 {
-                    let _e2269 = r101_;
-                    r102_ = (_e2269 % 32i);
-                }
-                let _e2274 = active_108_;
-                if _e2274 {
-                    let _e2276 = e_98_;
-                    r103_ = (_e2276 / 1i);
-                }
-                let _e2281 = active_108_;
-                if _e2281 {
-                    let _e2283 = r103_;
-                    r104_ = (_e2283 % 32i);
-                }
-                let _e2288 = active_108_;
-                if _e2288 {
-                    let _e2290 = r_2_;
-                    let _e2292 = r102_;
-                    r105_ = (_e2290 + _e2292);
-                }
-                let _e2296 = active_108_;
-                if _e2296 {
-                    let _e2298 = c_5_;
-                    let _e2300 = r104_;
-                    r106_ = (_e2298 + _e2300);
-                }
-                let _e2304 = active_108_;
-                if _e2304 {
-                    let _e2308 = r102_;
-                    let _e2310 = r104_;
-                    let _e2316 = tile2_acc[bitcast<u32>(((_e2308 * 32i) + _e2310))];
-                    r107_ = _e2316;
-                }
-                let _e2319 = active_108_;
-                if _e2319 {
-                    let _e2321 = r107_;
-                    let _e2324 = params.M;
-                    let _e2327 = params.N;
-                    let _e2329 = r105_;
-                    let _e2334 = r106_;
-                    let _e2340 = r105_;
-                    let _e2342 = r106_;
-                    if ((bitcast<u32>(_e2329) < bitcast<u32>(_e2324)) && (bitcast<u32>(_e2334) < bitcast<u32>(_e2327))) {
-                        C[bitcast<u32>(((_e2340 * _e2327) + _e2342))] = _e2321;
-                    }
-                }
-            }
-            continuing {
-                let _e2349 = entry_161_;
-                continued_163_ = false;
-                let _e2353 = exited_109_;
-                let _e2355 = broken_162_;
-                let _e2357 = continued_163_;
-                active_108_ = (_e2349 && !((_e2353 || (_e2355 || _e2357))));
-                {
-                    let _e2364 = active_108_;
-                    if _e2364 {
-                        let _e2366 = e_98_;
-                        let _e2368 = r97_;
-                        e_98_ = (_e2366 + _e2368);
-                    }
+                continuing {
+                    let _e981 = e_98_;
+                    let _e983 = r97_;
+                    e_98_ = (_e981 + _e983);
                 }
             }
         }
-        let _e2372 = entry_161_;
-        let _e2374 = exited_109_;
-        active_108_ = (_e2372 && !(_e2374));
         storageBarrier();
         workgroupBarrier();
     }

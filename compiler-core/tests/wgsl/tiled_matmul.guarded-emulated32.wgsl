@@ -143,72 +143,22 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     var active_109_: bool;
     var exited_110_: bool;
     var vote_number_111_: u32;
-    var entry_112_: bool;
-    var broken_113_: bool;
-    var continued_114_: bool;
+    var left_112_: bool = false;
+    var left_113_: bool = false;
+    var left_114_: bool = false;
     var left_115_: bool = false;
-    var saved_116_: bool;
-    var taken_117_: bool;
-    var entry_118_: bool;
-    var broken_119_: bool;
-    var continued_120_: bool;
-    var left_121_: bool = false;
-    var saved_122_: bool;
-    var taken_123_: bool;
-    var entry_124_: bool;
-    var broken_125_: bool;
-    var continued_126_: bool;
+    var entry_116_: bool;
+    var broken_117_: bool;
+    var continued_118_: bool;
+    var left_119_: bool = false;
+    var saved_120_: bool;
+    var taken_121_: bool;
+    var left_122_: bool = false;
+    var left_123_: bool = false;
+    var left_124_: bool = false;
+    var left_125_: bool = false;
+    var left_126_: bool = false;
     var left_127_: bool = false;
-    var saved_128_: bool;
-    var taken_129_: bool;
-    var entry_130_: bool;
-    var broken_131_: bool;
-    var continued_132_: bool;
-    var left_133_: bool = false;
-    var saved_134_: bool;
-    var taken_135_: bool;
-    var entry_136_: bool;
-    var broken_137_: bool;
-    var continued_138_: bool;
-    var left_139_: bool = false;
-    var saved_140_: bool;
-    var taken_141_: bool;
-    var entry_142_: bool;
-    var broken_143_: bool;
-    var continued_144_: bool;
-    var left_145_: bool = false;
-    var saved_146_: bool;
-    var taken_147_: bool;
-    var entry_148_: bool;
-    var broken_149_: bool;
-    var continued_150_: bool;
-    var left_151_: bool = false;
-    var saved_152_: bool;
-    var taken_153_: bool;
-    var entry_154_: bool;
-    var broken_155_: bool;
-    var continued_156_: bool;
-    var left_157_: bool = false;
-    var saved_158_: bool;
-    var taken_159_: bool;
-    var entry_160_: bool;
-    var broken_161_: bool;
-    var continued_162_: bool;
-    var left_163_: bool = false;
-    var saved_164_: bool;
-    var taken_165_: bool;
-    var entry_166_: bool;
-    var broken_167_: bool;
-    var continued_168_: bool;
-    var left_169_: bool = false;
-    var saved_170_: bool;
-    var taken_171_: bool;
-    var entry_172_: bool;
-    var broken_173_: bool;
-    var continued_174_: bool;
-    var left_175_: bool = false;
-    var saved_176_: bool;
-    var taken_177_: bool;
 
     active_109_ = true;
     exited_110_ = false;
@@ -217,1686 +167,700 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         let _e8 = active_109_;
         if _e8 {
             r0_ = i32(block.y);
-        }
-        let _e14 = active_109_;
-        if _e14 {
-            let _e16 = r0_;
-            r1_ = (_e16 * 32i);
-        }
-        let _e21 = active_109_;
-        if _e21 {
-            let _e23 = r1_;
-            r_2_ = _e23;
-        }
-        let _e26 = active_109_;
-        if _e26 {
+            let _e14 = r0_;
+            r1_ = (_e14 * 32i);
+            let _e19 = r1_;
+            r_2_ = _e19;
             r3_ = i32(block.x);
-        }
-        let _e32 = active_109_;
-        if _e32 {
-            let _e34 = r3_;
-            r4_ = (_e34 * 32i);
-        }
-        let _e39 = active_109_;
-        if _e39 {
-            let _e41 = r4_;
-            c_5_ = _e41;
-        }
-        let _e44 = active_109_;
-        if _e44 {
+            let _e26 = r3_;
+            r4_ = (_e26 * 32i);
+            let _e31 = r4_;
+            c_5_ = _e31;
             r6_ = 256i;
-        }
-        let _e48 = active_109_;
-        if _e48 {
             e_7_ = i32(local_index);
-        }
-        let _e53 = active_109_;
-        entry_112_ = _e53;
-        broken_113_ = false;
-        left_115_ = false;
-        loop {
-            continued_114_ = false;
-            let _e63 = entry_112_;
-            let _e65 = exited_110_;
-            let _e67 = broken_113_;
-            let _e69 = continued_114_;
-            active_109_ = (_e63 && !((_e65 || (_e67 || _e69))));
-            let _e76 = vote_number_111_;
-            vote_number_111_ = (_e76 + 1u);
-            let _e81 = active_109_;
-            if _e81 {
-                let _e84 = vote_number_111_;
-                atomicMax((&workgroup_votes), _e84);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e89 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e89;
-            }
-            let _e92 = workgroupUniformLoad((&workgroup_any));
-            let _e94 = vote_number_111_;
-            if (u32((_e92 == _e94)) == 0u) {
-                left_115_ = true;
-                break;
-            }
-            let _e102 = active_109_;
-            if _e102 {
-                let _e112 = trips_108_;
-                let _e114 = (_e112 + 1u);
-                trips_108_ = _e114;
-                if (_e114 > 4096u) {
+            left_112_ = false;
+            loop {
+                let _e48 = trips_108_;
+                let _e50 = (_e48 + 1u);
+                trips_108_ = _e50;
+                if (_e50 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_110_ = true;
-                    active_109_ = false;
+                    left_112_ = true;
+                    break;
                 }
-            }
-            {
-                let _e118 = active_109_;
-                if _e118 {
-                    let _e120 = e_7_;
-                    r8_ = (_e120 < 1024i);
-                }
-                let _e125 = active_109_;
-                if _e125 {
-                    let _e127 = r8_;
-                    r9_ = !(_e127);
-                }
-                let _e131 = active_109_;
-                saved_116_ = _e131;
-                let _e134 = r9_;
-                let _e136 = saved_116_;
-                let _e137 = (_e136 && _e134);
-                taken_117_ = _e137;
-                active_109_ = _e137;
                 {
-                    let _e141 = active_109_;
-                    let _e143 = broken_113_;
-                    broken_113_ = (_e143 || _e141);
-                    active_109_ = false;
-                }
-                let _e149 = saved_116_;
-                let _e151 = taken_117_;
-                let _e155 = exited_110_;
-                let _e157 = broken_113_;
-                let _e159 = continued_114_;
-                active_109_ = ((_e149 && !(_e151)) && !((_e155 || (_e157 || _e159))));
-                {
-                }
-                let _e166 = saved_116_;
-                let _e168 = exited_110_;
-                let _e170 = broken_113_;
-                let _e172 = continued_114_;
-                active_109_ = (_e166 && !((_e168 || (_e170 || _e172))));
-                let _e179 = active_109_;
-                if _e179 {
-                    let _e181 = e_7_;
-                    r10_ = (_e181 / 32i);
-                }
-                let _e186 = active_109_;
-                if _e186 {
-                    let _e188 = r10_;
-                    r11_ = (_e188 % 32i);
-                }
-                let _e193 = active_109_;
-                if _e193 {
-                    let _e195 = e_7_;
-                    r12_ = (_e195 / 1i);
-                }
-                let _e200 = active_109_;
-                if _e200 {
-                    let _e202 = r12_;
-                    r13_ = (_e202 % 32i);
-                }
-                let _e207 = active_109_;
-                if _e207 {
-                    let _e209 = r_2_;
-                    let _e211 = r11_;
-                    r14_ = (_e209 + _e211);
-                }
-                let _e215 = active_109_;
-                if _e215 {
-                    let _e218 = r13_;
-                    r15_ = (0i + _e218);
-                }
-                let _e222 = active_109_;
-                if _e222 {
-                    let _e225 = params.M;
-                    let _e228 = params.K;
-                    let _e230 = r14_;
-                    let _e235 = r15_;
-                    let _e241 = r14_;
-                    let _e243 = r15_;
-                    let _e249 = A[bitcast<u32>(((_e241 * _e228) + _e243))];
-                    r16_ = select(0f, _e249, ((bitcast<u32>(_e230) < bitcast<u32>(_e225)) && (bitcast<u32>(_e235) < bitcast<u32>(_e228))));
-                }
-                let _e254 = active_109_;
-                if _e254 {
-                    let _e256 = r16_;
-                    let _e260 = r11_;
-                    let _e262 = r13_;
-                    tile0_A_tile[bitcast<u32>(((_e260 * 32i) + _e262))] = _e256;
-                }
-            }
-            continuing {
-                let _e269 = entry_112_;
-                continued_114_ = false;
-                let _e273 = exited_110_;
-                let _e275 = broken_113_;
-                let _e277 = continued_114_;
-                active_109_ = (_e269 && !((_e273 || (_e275 || _e277))));
-                {
-                    let _e284 = active_109_;
-                    if _e284 {
-                        let _e286 = e_7_;
-                        let _e288 = r6_;
-                        e_7_ = (_e286 + _e288);
-                    }
-                }
-            }
-        }
-        let _e292 = left_115_;
-        if !(_e292) {
-            loop_guard[0u] = 2147483649u;
-        }
-        let _e299 = entry_112_;
-        let _e301 = exited_110_;
-        active_109_ = (_e299 && !(_e301));
-        storageBarrier();
-        workgroupBarrier();
-        let _e306 = active_109_;
-        if _e306 {
-            r17_ = 256i;
-        }
-        let _e310 = active_109_;
-        if _e310 {
-            e_18_ = i32(local_index);
-        }
-        let _e315 = active_109_;
-        entry_118_ = _e315;
-        broken_119_ = false;
-        left_121_ = false;
-        loop {
-            continued_120_ = false;
-            let _e325 = entry_118_;
-            let _e327 = exited_110_;
-            let _e329 = broken_119_;
-            let _e331 = continued_120_;
-            active_109_ = (_e325 && !((_e327 || (_e329 || _e331))));
-            let _e338 = vote_number_111_;
-            vote_number_111_ = (_e338 + 1u);
-            let _e343 = active_109_;
-            if _e343 {
-                let _e346 = vote_number_111_;
-                atomicMax((&workgroup_votes), _e346);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e351 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e351;
-            }
-            let _e354 = workgroupUniformLoad((&workgroup_any));
-            let _e356 = vote_number_111_;
-            if (u32((_e354 == _e356)) == 0u) {
-                left_121_ = true;
-                break;
-            }
-            let _e364 = active_109_;
-            if _e364 {
-                let _e374 = trips_108_;
-                let _e376 = (_e374 + 1u);
-                trips_108_ = _e376;
-                if (_e376 > 4096u) {
-                    loop_guard[0u] = 2u;
-                    exited_110_ = true;
-                    active_109_ = false;
-                }
-            }
-            {
-                let _e380 = active_109_;
-                if _e380 {
-                    let _e382 = e_18_;
-                    r19_ = (_e382 < 1024i);
-                }
-                let _e387 = active_109_;
-                if _e387 {
-                    let _e389 = r19_;
-                    r20_ = !(_e389);
-                }
-                let _e393 = active_109_;
-                saved_122_ = _e393;
-                let _e396 = r20_;
-                let _e398 = saved_122_;
-                let _e399 = (_e398 && _e396);
-                taken_123_ = _e399;
-                active_109_ = _e399;
-                {
-                    let _e403 = active_109_;
-                    let _e405 = broken_119_;
-                    broken_119_ = (_e405 || _e403);
-                    active_109_ = false;
-                }
-                let _e411 = saved_122_;
-                let _e413 = taken_123_;
-                let _e417 = exited_110_;
-                let _e419 = broken_119_;
-                let _e421 = continued_120_;
-                active_109_ = ((_e411 && !(_e413)) && !((_e417 || (_e419 || _e421))));
-                {
-                }
-                let _e428 = saved_122_;
-                let _e430 = exited_110_;
-                let _e432 = broken_119_;
-                let _e434 = continued_120_;
-                active_109_ = (_e428 && !((_e430 || (_e432 || _e434))));
-                let _e441 = active_109_;
-                if _e441 {
-                    let _e443 = e_18_;
-                    r21_ = (_e443 / 32i);
-                }
-                let _e448 = active_109_;
-                if _e448 {
-                    let _e450 = r21_;
-                    r22_ = (_e450 % 32i);
-                }
-                let _e455 = active_109_;
-                if _e455 {
-                    let _e457 = e_18_;
-                    r23_ = (_e457 / 1i);
-                }
-                let _e462 = active_109_;
-                if _e462 {
-                    let _e464 = r23_;
-                    r24_ = (_e464 % 32i);
-                }
-                let _e469 = active_109_;
-                if _e469 {
-                    let _e472 = r22_;
-                    r25_ = (0i + _e472);
-                }
-                let _e476 = active_109_;
-                if _e476 {
-                    let _e478 = c_5_;
-                    let _e480 = r24_;
-                    r26_ = (_e478 + _e480);
-                }
-                let _e484 = active_109_;
-                if _e484 {
-                    let _e487 = params.K;
-                    let _e490 = params.N;
-                    let _e492 = r25_;
-                    let _e497 = r26_;
-                    let _e503 = r25_;
-                    let _e505 = r26_;
-                    let _e511 = B[bitcast<u32>(((_e503 * _e490) + _e505))];
-                    r27_ = select(0f, _e511, ((bitcast<u32>(_e492) < bitcast<u32>(_e487)) && (bitcast<u32>(_e497) < bitcast<u32>(_e490))));
-                }
-                let _e516 = active_109_;
-                if _e516 {
-                    let _e518 = r27_;
-                    let _e522 = r22_;
-                    let _e524 = r24_;
-                    tile1_B_tile[bitcast<u32>(((_e522 * 32i) + _e524))] = _e518;
-                }
-            }
-            continuing {
-                let _e531 = entry_118_;
-                continued_120_ = false;
-                let _e535 = exited_110_;
-                let _e537 = broken_119_;
-                let _e539 = continued_120_;
-                active_109_ = (_e531 && !((_e535 || (_e537 || _e539))));
-                {
-                    let _e546 = active_109_;
-                    if _e546 {
-                        let _e548 = e_18_;
-                        let _e550 = r17_;
-                        e_18_ = (_e548 + _e550);
-                    }
-                }
-            }
-        }
-        let _e554 = left_121_;
-        if !(_e554) {
-            loop_guard[0u] = 2147483650u;
-        }
-        let _e561 = entry_118_;
-        let _e563 = exited_110_;
-        active_109_ = (_e561 && !(_e563));
-        storageBarrier();
-        workgroupBarrier();
-        let _e568 = active_109_;
-        if _e568 {
-            r28_ = 256i;
-        }
-        let _e572 = active_109_;
-        if _e572 {
-            e_29_ = i32(local_index);
-        }
-        let _e577 = active_109_;
-        entry_124_ = _e577;
-        broken_125_ = false;
-        left_127_ = false;
-        loop {
-            continued_126_ = false;
-            let _e587 = entry_124_;
-            let _e589 = exited_110_;
-            let _e591 = broken_125_;
-            let _e593 = continued_126_;
-            active_109_ = (_e587 && !((_e589 || (_e591 || _e593))));
-            let _e600 = vote_number_111_;
-            vote_number_111_ = (_e600 + 1u);
-            let _e605 = active_109_;
-            if _e605 {
-                let _e608 = vote_number_111_;
-                atomicMax((&workgroup_votes), _e608);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e613 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e613;
-            }
-            let _e616 = workgroupUniformLoad((&workgroup_any));
-            let _e618 = vote_number_111_;
-            if (u32((_e616 == _e618)) == 0u) {
-                left_127_ = true;
-                break;
-            }
-            let _e626 = active_109_;
-            if _e626 {
-                let _e636 = trips_108_;
-                let _e638 = (_e636 + 1u);
-                trips_108_ = _e638;
-                if (_e638 > 4096u) {
-                    loop_guard[0u] = 3u;
-                    exited_110_ = true;
-                    active_109_ = false;
-                }
-            }
-            {
-                let _e642 = active_109_;
-                if _e642 {
-                    let _e644 = e_29_;
-                    r30_ = (_e644 < 1024i);
-                }
-                let _e649 = active_109_;
-                if _e649 {
-                    let _e651 = r30_;
-                    r31_ = !(_e651);
-                }
-                let _e655 = active_109_;
-                saved_128_ = _e655;
-                let _e658 = r31_;
-                let _e660 = saved_128_;
-                let _e661 = (_e660 && _e658);
-                taken_129_ = _e661;
-                active_109_ = _e661;
-                {
-                    let _e665 = active_109_;
-                    let _e667 = broken_125_;
-                    broken_125_ = (_e667 || _e665);
-                    active_109_ = false;
-                }
-                let _e673 = saved_128_;
-                let _e675 = taken_129_;
-                let _e679 = exited_110_;
-                let _e681 = broken_125_;
-                let _e683 = continued_126_;
-                active_109_ = ((_e673 && !(_e675)) && !((_e679 || (_e681 || _e683))));
-                {
-                }
-                let _e690 = saved_128_;
-                let _e692 = exited_110_;
-                let _e694 = broken_125_;
-                let _e696 = continued_126_;
-                active_109_ = (_e690 && !((_e692 || (_e694 || _e696))));
-                let _e703 = active_109_;
-                if _e703 {
-                    let _e705 = e_29_;
-                    r32_ = (_e705 / 32i);
-                }
-                let _e710 = active_109_;
-                if _e710 {
-                    let _e712 = r32_;
-                    r33_ = (_e712 % 32i);
-                }
-                let _e717 = active_109_;
-                if _e717 {
-                    let _e719 = e_29_;
-                    r34_ = (_e719 / 1i);
-                }
-                let _e724 = active_109_;
-                if _e724 {
-                    let _e726 = r34_;
-                    r35_ = (_e726 % 32i);
-                }
-                let _e731 = active_109_;
-                if _e731 {
-                    acc_36_ = 0f;
-                }
-                let _e735 = active_109_;
-                if _e735 {
-                    k_37_ = 0i;
-                }
-                let _e739 = active_109_;
-                entry_130_ = _e739;
-                broken_131_ = false;
-                left_133_ = false;
-                loop {
-                    continued_132_ = false;
-                    let _e749 = entry_130_;
-                    let _e751 = exited_110_;
-                    let _e753 = broken_131_;
-                    let _e755 = continued_132_;
-                    active_109_ = (_e749 && !((_e751 || (_e753 || _e755))));
-                    let _e762 = vote_number_111_;
-                    vote_number_111_ = (_e762 + 1u);
-                    let _e767 = active_109_;
-                    if _e767 {
-                        let _e770 = vote_number_111_;
-                        atomicMax((&workgroup_votes), _e770);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e775 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e775;
-                    }
-                    let _e778 = workgroupUniformLoad((&workgroup_any));
-                    let _e780 = vote_number_111_;
-                    if (u32((_e778 == _e780)) == 0u) {
-                        left_133_ = true;
+                    let _e54 = e_7_;
+                    r8_ = (_e54 < 1024i);
+                    let _e59 = r8_;
+                    r9_ = !(_e59);
+                    let _e63 = r9_;
+                    if _e63 {
+                        left_112_ = true;
                         break;
                     }
-                    let _e788 = active_109_;
-                    if _e788 {
-                        let _e798 = trips_108_;
-                        let _e800 = (_e798 + 1u);
-                        trips_108_ = _e800;
-                        if (_e800 > 4096u) {
-                            loop_guard[0u] = 4u;
-                            exited_110_ = true;
-                            active_109_ = false;
-                        }
-                    }
-                    {
-                        let _e804 = active_109_;
-                        if _e804 {
-                            let _e806 = k_37_;
-                            r38_ = (_e806 < 32i);
-                        }
-                        let _e811 = active_109_;
-                        if _e811 {
-                            let _e813 = r38_;
-                            r39_ = !(_e813);
-                        }
-                        let _e817 = active_109_;
-                        saved_134_ = _e817;
-                        let _e820 = r39_;
-                        let _e822 = saved_134_;
-                        let _e823 = (_e822 && _e820);
-                        taken_135_ = _e823;
-                        active_109_ = _e823;
-                        {
-                            let _e827 = active_109_;
-                            let _e829 = broken_131_;
-                            broken_131_ = (_e829 || _e827);
-                            active_109_ = false;
-                        }
-                        let _e835 = saved_134_;
-                        let _e837 = taken_135_;
-                        let _e841 = exited_110_;
-                        let _e843 = broken_131_;
-                        let _e845 = continued_132_;
-                        active_109_ = ((_e835 && !(_e837)) && !((_e841 || (_e843 || _e845))));
-                        {
-                        }
-                        let _e852 = saved_134_;
-                        let _e854 = exited_110_;
-                        let _e856 = broken_131_;
-                        let _e858 = continued_132_;
-                        active_109_ = (_e852 && !((_e854 || (_e856 || _e858))));
-                        let _e865 = active_109_;
-                        if _e865 {
-                            let _e869 = r33_;
-                            let _e871 = k_37_;
-                            let _e877 = tile0_A_tile[bitcast<u32>(((_e869 * 32i) + _e871))];
-                            r40_ = _e877;
-                        }
-                        let _e880 = active_109_;
-                        if _e880 {
-                            let _e884 = k_37_;
-                            let _e886 = r35_;
-                            let _e892 = tile1_B_tile[bitcast<u32>(((_e884 * 32i) + _e886))];
-                            r41_ = _e892;
-                        }
-                        let _e895 = active_109_;
-                        if _e895 {
-                            let _e897 = r40_;
-                            let _e899 = r41_;
-                            r42_ = (_e897 * _e899);
-                        }
-                        let _e903 = active_109_;
-                        if _e903 {
-                            let _e905 = acc_36_;
-                            let _e907 = r42_;
-                            acc_36_ = (_e905 + _e907);
-                        }
-                    }
-                    continuing {
-                        let _e911 = entry_130_;
-                        continued_132_ = false;
-                        let _e915 = exited_110_;
-                        let _e917 = broken_131_;
-                        let _e919 = continued_132_;
-                        active_109_ = (_e911 && !((_e915 || (_e917 || _e919))));
-                        {
-                            let _e926 = active_109_;
-                            if _e926 {
-                                let _e928 = k_37_;
-                                k_37_ = (_e928 + 1i);
-                            }
-                        }
-                    }
+                    let _e67 = e_7_;
+                    r10_ = (_e67 / 32i);
+                    let _e72 = r10_;
+                    r11_ = (_e72 % 32i);
+                    let _e77 = e_7_;
+                    r12_ = (_e77 / 1i);
+                    let _e82 = r12_;
+                    r13_ = (_e82 % 32i);
+                    let _e87 = r_2_;
+                    let _e89 = r11_;
+                    r14_ = (_e87 + _e89);
+                    let _e94 = r13_;
+                    r15_ = (0i + _e94);
+                    let _e99 = params.M;
+                    let _e102 = params.K;
+                    let _e104 = r14_;
+                    let _e109 = r15_;
+                    let _e115 = r14_;
+                    let _e117 = r15_;
+                    let _e123 = A[bitcast<u32>(((_e115 * _e102) + _e117))];
+                    r16_ = select(0f, _e123, ((bitcast<u32>(_e104) < bitcast<u32>(_e99)) && (bitcast<u32>(_e109) < bitcast<u32>(_e102))));
+                    let _e128 = r16_;
+                    let _e132 = r11_;
+                    let _e134 = r13_;
+                    tile0_A_tile[bitcast<u32>(((_e132 * 32i) + _e134))] = _e128;
                 }
-                let _e933 = left_133_;
-                if !(_e933) {
-                    loop_guard[0u] = 2147483652u;
-                }
-                let _e940 = entry_130_;
-                let _e942 = exited_110_;
-                let _e944 = broken_125_;
-                let _e946 = continued_126_;
-                active_109_ = (_e940 && !((_e942 || (_e944 || _e946))));
-                let _e953 = active_109_;
-                if _e953 {
-                    let _e955 = acc_36_;
-                    let _e959 = r33_;
-                    let _e961 = r35_;
-                    tile2_acc[bitcast<u32>(((_e959 * 32i) + _e961))] = _e955;
+                continuing {
+                    let _e141 = e_7_;
+                    let _e143 = r6_;
+                    e_7_ = (_e141 + _e143);
                 }
             }
-            continuing {
-                let _e968 = entry_124_;
-                continued_126_ = false;
-                let _e972 = exited_110_;
-                let _e974 = broken_125_;
-                let _e976 = continued_126_;
-                active_109_ = (_e968 && !((_e972 || (_e974 || _e976))));
-                {
-                    let _e983 = active_109_;
-                    if _e983 {
-                        let _e985 = e_29_;
-                        let _e987 = r28_;
-                        e_29_ = (_e985 + _e987);
-                    }
-                }
+            let _e147 = left_112_;
+            if !(_e147) {
+                loop_guard[0u] = 2147483649u;
             }
         }
-        let _e991 = left_127_;
-        if !(_e991) {
-            loop_guard[0u] = 2147483651u;
-        }
-        let _e998 = entry_124_;
-        let _e1000 = exited_110_;
-        active_109_ = (_e998 && !(_e1000));
         storageBarrier();
         workgroupBarrier();
-        let _e1005 = active_109_;
-        if _e1005 {
-            let _e1008 = params.K;
-            r43_ = _e1008;
+        let _e154 = active_109_;
+        if _e154 {
+            r17_ = 256i;
+            e_18_ = i32(local_index);
+            left_113_ = false;
+            loop {
+                let _e170 = trips_108_;
+                let _e172 = (_e170 + 1u);
+                trips_108_ = _e172;
+                if (_e172 > 4096u) {
+                    loop_guard[0u] = 2u;
+                    left_113_ = true;
+                    break;
+                }
+                {
+                    let _e176 = e_18_;
+                    r19_ = (_e176 < 1024i);
+                    let _e181 = r19_;
+                    r20_ = !(_e181);
+                    let _e185 = r20_;
+                    if _e185 {
+                        left_113_ = true;
+                        break;
+                    }
+                    let _e189 = e_18_;
+                    r21_ = (_e189 / 32i);
+                    let _e194 = r21_;
+                    r22_ = (_e194 % 32i);
+                    let _e199 = e_18_;
+                    r23_ = (_e199 / 1i);
+                    let _e204 = r23_;
+                    r24_ = (_e204 % 32i);
+                    let _e210 = r22_;
+                    r25_ = (0i + _e210);
+                    let _e214 = c_5_;
+                    let _e216 = r24_;
+                    r26_ = (_e214 + _e216);
+                    let _e221 = params.K;
+                    let _e224 = params.N;
+                    let _e226 = r25_;
+                    let _e231 = r26_;
+                    let _e237 = r25_;
+                    let _e239 = r26_;
+                    let _e245 = B[bitcast<u32>(((_e237 * _e224) + _e239))];
+                    r27_ = select(0f, _e245, ((bitcast<u32>(_e226) < bitcast<u32>(_e221)) && (bitcast<u32>(_e231) < bitcast<u32>(_e224))));
+                    let _e250 = r27_;
+                    let _e254 = r22_;
+                    let _e256 = r24_;
+                    tile1_B_tile[bitcast<u32>(((_e254 * 32i) + _e256))] = _e250;
+                }
+                continuing {
+                    let _e263 = e_18_;
+                    let _e265 = r17_;
+                    e_18_ = (_e263 + _e265);
+                }
+            }
+            let _e269 = left_113_;
+            if !(_e269) {
+                loop_guard[0u] = 2147483650u;
+            }
         }
-        let _e1011 = active_109_;
-        if _e1011 {
-            let _e1013 = r43_;
-            r44_ = _e1013;
+        storageBarrier();
+        workgroupBarrier();
+        let _e276 = active_109_;
+        if _e276 {
+            r28_ = 256i;
+            e_29_ = i32(local_index);
+            left_114_ = false;
+            loop {
+                let _e292 = trips_108_;
+                let _e294 = (_e292 + 1u);
+                trips_108_ = _e294;
+                if (_e294 > 4096u) {
+                    loop_guard[0u] = 3u;
+                    left_114_ = true;
+                    break;
+                }
+                {
+                    let _e298 = e_29_;
+                    r30_ = (_e298 < 1024i);
+                    let _e303 = r30_;
+                    r31_ = !(_e303);
+                    let _e307 = r31_;
+                    if _e307 {
+                        left_114_ = true;
+                        break;
+                    }
+                    let _e311 = e_29_;
+                    r32_ = (_e311 / 32i);
+                    let _e316 = r32_;
+                    r33_ = (_e316 % 32i);
+                    let _e321 = e_29_;
+                    r34_ = (_e321 / 1i);
+                    let _e326 = r34_;
+                    r35_ = (_e326 % 32i);
+                    acc_36_ = 0f;
+                    k_37_ = 0i;
+                    left_115_ = false;
+                    loop {
+                        let _e344 = trips_108_;
+                        let _e346 = (_e344 + 1u);
+                        trips_108_ = _e346;
+                        if (_e346 > 4096u) {
+                            loop_guard[0u] = 4u;
+                            left_115_ = true;
+                            break;
+                        }
+                        {
+                            let _e350 = k_37_;
+                            r38_ = (_e350 < 32i);
+                            let _e355 = r38_;
+                            r39_ = !(_e355);
+                            let _e359 = r39_;
+                            if _e359 {
+                                left_115_ = true;
+                                break;
+                            }
+                            let _e365 = r33_;
+                            let _e367 = k_37_;
+                            let _e373 = tile0_A_tile[bitcast<u32>(((_e365 * 32i) + _e367))];
+                            r40_ = _e373;
+                            let _e378 = k_37_;
+                            let _e380 = r35_;
+                            let _e386 = tile1_B_tile[bitcast<u32>(((_e378 * 32i) + _e380))];
+                            r41_ = _e386;
+                            let _e389 = r40_;
+                            let _e391 = r41_;
+                            r42_ = (_e389 * _e391);
+                            let _e395 = acc_36_;
+                            let _e397 = r42_;
+                            acc_36_ = (_e395 + _e397);
+                        }
+                        continuing {
+                            let _e401 = k_37_;
+                            k_37_ = (_e401 + 1i);
+                        }
+                    }
+                    let _e406 = left_115_;
+                    if !(_e406) {
+                        loop_guard[0u] = 2147483652u;
+                    }
+                    let _e413 = acc_36_;
+                    let _e417 = r33_;
+                    let _e419 = r35_;
+                    tile2_acc[bitcast<u32>(((_e417 * 32i) + _e419))] = _e413;
+                }
+                continuing {
+                    let _e426 = e_29_;
+                    let _e428 = r28_;
+                    e_29_ = (_e426 + _e428);
+                }
+            }
+            let _e432 = left_114_;
+            if !(_e432) {
+                loop_guard[0u] = 2147483651u;
+            }
         }
-        let _e1016 = active_109_;
-        if _e1016 {
+        storageBarrier();
+        workgroupBarrier();
+        let _e439 = active_109_;
+        if _e439 {
+            let _e442 = params.K;
+            r43_ = _e442;
+            let _e445 = r43_;
+            r44_ = _e445;
             r45_ = 32i;
-        }
-        let _e1020 = active_109_;
-        if _e1020 {
             k_46_ = 32i;
         }
-        let _e1024 = active_109_;
-        entry_136_ = _e1024;
-        broken_137_ = false;
-        left_139_ = false;
+        let _e452 = active_109_;
+        entry_116_ = _e452;
+        broken_117_ = false;
+        left_119_ = false;
         loop {
-            continued_138_ = false;
-            let _e1034 = entry_136_;
-            let _e1036 = exited_110_;
-            let _e1038 = broken_137_;
-            let _e1040 = continued_138_;
-            active_109_ = (_e1034 && !((_e1036 || (_e1038 || _e1040))));
-            let _e1047 = vote_number_111_;
-            vote_number_111_ = (_e1047 + 1u);
-            let _e1052 = active_109_;
-            if _e1052 {
-                let _e1055 = vote_number_111_;
-                atomicMax((&workgroup_votes), _e1055);
+            continued_118_ = false;
+            let _e462 = entry_116_;
+            let _e464 = exited_110_;
+            let _e466 = broken_117_;
+            let _e468 = continued_118_;
+            active_109_ = (_e462 && !((_e464 || (_e466 || _e468))));
+            let _e475 = vote_number_111_;
+            vote_number_111_ = (_e475 + 1u);
+            let _e480 = active_109_;
+            if _e480 {
+                let _e483 = vote_number_111_;
+                atomicMax((&workgroup_votes), _e483);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e1060 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e1060;
+                let _e488 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e488;
             }
-            let _e1063 = workgroupUniformLoad((&workgroup_any));
-            let _e1065 = vote_number_111_;
-            if (u32((_e1063 == _e1065)) == 0u) {
-                left_139_ = true;
+            let _e491 = workgroupUniformLoad((&workgroup_any));
+            let _e493 = vote_number_111_;
+            if (u32((_e491 == _e493)) == 0u) {
+                left_119_ = true;
                 break;
             }
-            let _e1073 = active_109_;
-            if _e1073 {
-                let _e1083 = trips_108_;
-                let _e1085 = (_e1083 + 1u);
-                trips_108_ = _e1085;
-                if (_e1085 > 4096u) {
+            let _e501 = active_109_;
+            if _e501 {
+                let _e511 = trips_108_;
+                let _e513 = (_e511 + 1u);
+                trips_108_ = _e513;
+                if (_e513 > 4096u) {
                     loop_guard[0u] = 5u;
                     exited_110_ = true;
                     active_109_ = false;
                 }
             }
             {
-                let _e1089 = active_109_;
-                if _e1089 {
-                    let _e1091 = k_46_;
-                    let _e1093 = r44_;
-                    r47_ = (_e1091 < _e1093);
+                let _e517 = active_109_;
+                if _e517 {
+                    let _e519 = k_46_;
+                    let _e521 = r44_;
+                    r47_ = (_e519 < _e521);
+                    let _e525 = r47_;
+                    r48_ = !(_e525);
                 }
-                let _e1097 = active_109_;
-                if _e1097 {
-                    let _e1099 = r47_;
-                    r48_ = !(_e1099);
-                }
-                let _e1103 = active_109_;
-                saved_140_ = _e1103;
-                let _e1106 = r48_;
-                let _e1108 = saved_140_;
-                let _e1109 = (_e1108 && _e1106);
-                taken_141_ = _e1109;
-                active_109_ = _e1109;
+                let _e529 = active_109_;
+                saved_120_ = _e529;
+                let _e532 = r48_;
+                let _e534 = saved_120_;
+                let _e535 = (_e534 && _e532);
+                taken_121_ = _e535;
+                active_109_ = _e535;
                 {
-                    let _e1113 = active_109_;
-                    let _e1115 = broken_137_;
-                    broken_137_ = (_e1115 || _e1113);
+                    let _e539 = active_109_;
+                    let _e541 = broken_117_;
+                    broken_117_ = (_e541 || _e539);
                     active_109_ = false;
                 }
-                let _e1121 = saved_140_;
-                let _e1123 = taken_141_;
-                let _e1127 = exited_110_;
-                let _e1129 = broken_137_;
-                let _e1131 = continued_138_;
-                active_109_ = ((_e1121 && !(_e1123)) && !((_e1127 || (_e1129 || _e1131))));
+                let _e547 = saved_120_;
+                let _e549 = taken_121_;
+                let _e553 = exited_110_;
+                let _e555 = broken_117_;
+                let _e557 = continued_118_;
+                active_109_ = ((_e547 && !(_e549)) && !((_e553 || (_e555 || _e557))));
                 {
                 }
-                let _e1138 = saved_140_;
-                let _e1140 = exited_110_;
-                let _e1142 = broken_137_;
-                let _e1144 = continued_138_;
-                active_109_ = (_e1138 && !((_e1140 || (_e1142 || _e1144))));
+                let _e564 = saved_120_;
+                let _e566 = exited_110_;
+                let _e568 = broken_117_;
+                let _e570 = continued_118_;
+                active_109_ = (_e564 && !((_e566 || (_e568 || _e570))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e1151 = active_109_;
-                if _e1151 {
+                let _e577 = active_109_;
+                if _e577 {
                     r49_ = 256i;
-                }
-                let _e1155 = active_109_;
-                if _e1155 {
                     e_50_ = i32(local_index);
-                }
-                let _e1160 = active_109_;
-                entry_142_ = _e1160;
-                broken_143_ = false;
-                left_145_ = false;
-                loop {
-                    continued_144_ = false;
-                    let _e1170 = entry_142_;
-                    let _e1172 = exited_110_;
-                    let _e1174 = broken_143_;
-                    let _e1176 = continued_144_;
-                    active_109_ = (_e1170 && !((_e1172 || (_e1174 || _e1176))));
-                    let _e1183 = vote_number_111_;
-                    vote_number_111_ = (_e1183 + 1u);
-                    let _e1188 = active_109_;
-                    if _e1188 {
-                        let _e1191 = vote_number_111_;
-                        atomicMax((&workgroup_votes), _e1191);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e1196 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e1196;
-                    }
-                    let _e1199 = workgroupUniformLoad((&workgroup_any));
-                    let _e1201 = vote_number_111_;
-                    if (u32((_e1199 == _e1201)) == 0u) {
-                        left_145_ = true;
-                        break;
-                    }
-                    let _e1209 = active_109_;
-                    if _e1209 {
-                        let _e1219 = trips_108_;
-                        let _e1221 = (_e1219 + 1u);
-                        trips_108_ = _e1221;
-                        if (_e1221 > 4096u) {
+                    left_122_ = false;
+                    loop {
+                        let _e593 = trips_108_;
+                        let _e595 = (_e593 + 1u);
+                        trips_108_ = _e595;
+                        if (_e595 > 4096u) {
                             loop_guard[0u] = 6u;
-                            exited_110_ = true;
-                            active_109_ = false;
+                            left_122_ = true;
+                            break;
                         }
-                    }
-                    {
-                        let _e1225 = active_109_;
-                        if _e1225 {
-                            let _e1227 = e_50_;
-                            r51_ = (_e1227 < 1024i);
-                        }
-                        let _e1232 = active_109_;
-                        if _e1232 {
-                            let _e1234 = r51_;
-                            r52_ = !(_e1234);
-                        }
-                        let _e1238 = active_109_;
-                        saved_146_ = _e1238;
-                        let _e1241 = r52_;
-                        let _e1243 = saved_146_;
-                        let _e1244 = (_e1243 && _e1241);
-                        taken_147_ = _e1244;
-                        active_109_ = _e1244;
                         {
-                            let _e1248 = active_109_;
-                            let _e1250 = broken_143_;
-                            broken_143_ = (_e1250 || _e1248);
-                            active_109_ = false;
-                        }
-                        let _e1256 = saved_146_;
-                        let _e1258 = taken_147_;
-                        let _e1262 = exited_110_;
-                        let _e1264 = broken_143_;
-                        let _e1266 = continued_144_;
-                        active_109_ = ((_e1256 && !(_e1258)) && !((_e1262 || (_e1264 || _e1266))));
-                        {
-                        }
-                        let _e1273 = saved_146_;
-                        let _e1275 = exited_110_;
-                        let _e1277 = broken_143_;
-                        let _e1279 = continued_144_;
-                        active_109_ = (_e1273 && !((_e1275 || (_e1277 || _e1279))));
-                        let _e1286 = active_109_;
-                        if _e1286 {
-                            let _e1288 = e_50_;
-                            r53_ = (_e1288 / 32i);
-                        }
-                        let _e1293 = active_109_;
-                        if _e1293 {
-                            let _e1295 = r53_;
-                            r54_ = (_e1295 % 32i);
-                        }
-                        let _e1300 = active_109_;
-                        if _e1300 {
-                            let _e1302 = e_50_;
-                            r55_ = (_e1302 / 1i);
-                        }
-                        let _e1307 = active_109_;
-                        if _e1307 {
-                            let _e1309 = r55_;
-                            r56_ = (_e1309 % 32i);
-                        }
-                        let _e1314 = active_109_;
-                        if _e1314 {
-                            let _e1316 = r_2_;
-                            let _e1318 = r54_;
-                            r57_ = (_e1316 + _e1318);
-                        }
-                        let _e1322 = active_109_;
-                        if _e1322 {
-                            let _e1324 = k_46_;
-                            let _e1326 = r56_;
-                            r58_ = (_e1324 + _e1326);
-                        }
-                        let _e1330 = active_109_;
-                        if _e1330 {
-                            let _e1333 = params.M;
-                            let _e1336 = params.K;
-                            let _e1338 = r57_;
-                            let _e1343 = r58_;
-                            let _e1349 = r57_;
-                            let _e1351 = r58_;
-                            let _e1357 = A[bitcast<u32>(((_e1349 * _e1336) + _e1351))];
-                            r59_ = select(0f, _e1357, ((bitcast<u32>(_e1338) < bitcast<u32>(_e1333)) && (bitcast<u32>(_e1343) < bitcast<u32>(_e1336))));
-                        }
-                        let _e1362 = active_109_;
-                        if _e1362 {
-                            let _e1364 = r59_;
-                            let _e1368 = r54_;
-                            let _e1370 = r56_;
-                            tile3_A_tile[bitcast<u32>(((_e1368 * 32i) + _e1370))] = _e1364;
-                        }
-                    }
-                    continuing {
-                        let _e1377 = entry_142_;
-                        continued_144_ = false;
-                        let _e1381 = exited_110_;
-                        let _e1383 = broken_143_;
-                        let _e1385 = continued_144_;
-                        active_109_ = (_e1377 && !((_e1381 || (_e1383 || _e1385))));
-                        {
-                            let _e1392 = active_109_;
-                            if _e1392 {
-                                let _e1394 = e_50_;
-                                let _e1396 = r49_;
-                                e_50_ = (_e1394 + _e1396);
-                            }
-                        }
-                    }
-                }
-                let _e1400 = left_145_;
-                if !(_e1400) {
-                    loop_guard[0u] = 2147483654u;
-                }
-                let _e1407 = entry_142_;
-                let _e1409 = exited_110_;
-                let _e1411 = broken_137_;
-                let _e1413 = continued_138_;
-                active_109_ = (_e1407 && !((_e1409 || (_e1411 || _e1413))));
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e1420 = active_109_;
-                if _e1420 {
-                    r60_ = 256i;
-                }
-                let _e1424 = active_109_;
-                if _e1424 {
-                    e_61_ = i32(local_index);
-                }
-                let _e1429 = active_109_;
-                entry_148_ = _e1429;
-                broken_149_ = false;
-                left_151_ = false;
-                loop {
-                    continued_150_ = false;
-                    let _e1439 = entry_148_;
-                    let _e1441 = exited_110_;
-                    let _e1443 = broken_149_;
-                    let _e1445 = continued_150_;
-                    active_109_ = (_e1439 && !((_e1441 || (_e1443 || _e1445))));
-                    let _e1452 = vote_number_111_;
-                    vote_number_111_ = (_e1452 + 1u);
-                    let _e1457 = active_109_;
-                    if _e1457 {
-                        let _e1460 = vote_number_111_;
-                        atomicMax((&workgroup_votes), _e1460);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e1465 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e1465;
-                    }
-                    let _e1468 = workgroupUniformLoad((&workgroup_any));
-                    let _e1470 = vote_number_111_;
-                    if (u32((_e1468 == _e1470)) == 0u) {
-                        left_151_ = true;
-                        break;
-                    }
-                    let _e1478 = active_109_;
-                    if _e1478 {
-                        let _e1488 = trips_108_;
-                        let _e1490 = (_e1488 + 1u);
-                        trips_108_ = _e1490;
-                        if (_e1490 > 4096u) {
-                            loop_guard[0u] = 7u;
-                            exited_110_ = true;
-                            active_109_ = false;
-                        }
-                    }
-                    {
-                        let _e1494 = active_109_;
-                        if _e1494 {
-                            let _e1496 = e_61_;
-                            r62_ = (_e1496 < 1024i);
-                        }
-                        let _e1501 = active_109_;
-                        if _e1501 {
-                            let _e1503 = r62_;
-                            r63_ = !(_e1503);
-                        }
-                        let _e1507 = active_109_;
-                        saved_152_ = _e1507;
-                        let _e1510 = r63_;
-                        let _e1512 = saved_152_;
-                        let _e1513 = (_e1512 && _e1510);
-                        taken_153_ = _e1513;
-                        active_109_ = _e1513;
-                        {
-                            let _e1517 = active_109_;
-                            let _e1519 = broken_149_;
-                            broken_149_ = (_e1519 || _e1517);
-                            active_109_ = false;
-                        }
-                        let _e1525 = saved_152_;
-                        let _e1527 = taken_153_;
-                        let _e1531 = exited_110_;
-                        let _e1533 = broken_149_;
-                        let _e1535 = continued_150_;
-                        active_109_ = ((_e1525 && !(_e1527)) && !((_e1531 || (_e1533 || _e1535))));
-                        {
-                        }
-                        let _e1542 = saved_152_;
-                        let _e1544 = exited_110_;
-                        let _e1546 = broken_149_;
-                        let _e1548 = continued_150_;
-                        active_109_ = (_e1542 && !((_e1544 || (_e1546 || _e1548))));
-                        let _e1555 = active_109_;
-                        if _e1555 {
-                            let _e1557 = e_61_;
-                            r64_ = (_e1557 / 32i);
-                        }
-                        let _e1562 = active_109_;
-                        if _e1562 {
-                            let _e1564 = r64_;
-                            r65_ = (_e1564 % 32i);
-                        }
-                        let _e1569 = active_109_;
-                        if _e1569 {
-                            let _e1571 = e_61_;
-                            r66_ = (_e1571 / 1i);
-                        }
-                        let _e1576 = active_109_;
-                        if _e1576 {
-                            let _e1578 = r66_;
-                            r67_ = (_e1578 % 32i);
-                        }
-                        let _e1583 = active_109_;
-                        if _e1583 {
-                            let _e1585 = k_46_;
-                            let _e1587 = r65_;
-                            r68_ = (_e1585 + _e1587);
-                        }
-                        let _e1591 = active_109_;
-                        if _e1591 {
-                            let _e1593 = c_5_;
-                            let _e1595 = r67_;
-                            r69_ = (_e1593 + _e1595);
-                        }
-                        let _e1599 = active_109_;
-                        if _e1599 {
-                            let _e1602 = params.K;
-                            let _e1605 = params.N;
-                            let _e1607 = r68_;
-                            let _e1612 = r69_;
-                            let _e1618 = r68_;
-                            let _e1620 = r69_;
-                            let _e1626 = B[bitcast<u32>(((_e1618 * _e1605) + _e1620))];
-                            r70_ = select(0f, _e1626, ((bitcast<u32>(_e1607) < bitcast<u32>(_e1602)) && (bitcast<u32>(_e1612) < bitcast<u32>(_e1605))));
-                        }
-                        let _e1631 = active_109_;
-                        if _e1631 {
-                            let _e1633 = r70_;
-                            let _e1637 = r65_;
-                            let _e1639 = r67_;
-                            tile4_B_tile[bitcast<u32>(((_e1637 * 32i) + _e1639))] = _e1633;
-                        }
-                    }
-                    continuing {
-                        let _e1646 = entry_148_;
-                        continued_150_ = false;
-                        let _e1650 = exited_110_;
-                        let _e1652 = broken_149_;
-                        let _e1654 = continued_150_;
-                        active_109_ = (_e1646 && !((_e1650 || (_e1652 || _e1654))));
-                        {
-                            let _e1661 = active_109_;
-                            if _e1661 {
-                                let _e1663 = e_61_;
-                                let _e1665 = r60_;
-                                e_61_ = (_e1663 + _e1665);
-                            }
-                        }
-                    }
-                }
-                let _e1669 = left_151_;
-                if !(_e1669) {
-                    loop_guard[0u] = 2147483655u;
-                }
-                let _e1676 = entry_148_;
-                let _e1678 = exited_110_;
-                let _e1680 = broken_137_;
-                let _e1682 = continued_138_;
-                active_109_ = (_e1676 && !((_e1678 || (_e1680 || _e1682))));
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e1689 = active_109_;
-                if _e1689 {
-                    r71_ = 256i;
-                }
-                let _e1693 = active_109_;
-                if _e1693 {
-                    e_72_ = i32(local_index);
-                }
-                let _e1698 = active_109_;
-                entry_154_ = _e1698;
-                broken_155_ = false;
-                left_157_ = false;
-                loop {
-                    continued_156_ = false;
-                    let _e1708 = entry_154_;
-                    let _e1710 = exited_110_;
-                    let _e1712 = broken_155_;
-                    let _e1714 = continued_156_;
-                    active_109_ = (_e1708 && !((_e1710 || (_e1712 || _e1714))));
-                    let _e1721 = vote_number_111_;
-                    vote_number_111_ = (_e1721 + 1u);
-                    let _e1726 = active_109_;
-                    if _e1726 {
-                        let _e1729 = vote_number_111_;
-                        atomicMax((&workgroup_votes), _e1729);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e1734 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e1734;
-                    }
-                    let _e1737 = workgroupUniformLoad((&workgroup_any));
-                    let _e1739 = vote_number_111_;
-                    if (u32((_e1737 == _e1739)) == 0u) {
-                        left_157_ = true;
-                        break;
-                    }
-                    let _e1747 = active_109_;
-                    if _e1747 {
-                        let _e1757 = trips_108_;
-                        let _e1759 = (_e1757 + 1u);
-                        trips_108_ = _e1759;
-                        if (_e1759 > 4096u) {
-                            loop_guard[0u] = 8u;
-                            exited_110_ = true;
-                            active_109_ = false;
-                        }
-                    }
-                    {
-                        let _e1763 = active_109_;
-                        if _e1763 {
-                            let _e1765 = e_72_;
-                            r73_ = (_e1765 < 1024i);
-                        }
-                        let _e1770 = active_109_;
-                        if _e1770 {
-                            let _e1772 = r73_;
-                            r74_ = !(_e1772);
-                        }
-                        let _e1776 = active_109_;
-                        saved_158_ = _e1776;
-                        let _e1779 = r74_;
-                        let _e1781 = saved_158_;
-                        let _e1782 = (_e1781 && _e1779);
-                        taken_159_ = _e1782;
-                        active_109_ = _e1782;
-                        {
-                            let _e1786 = active_109_;
-                            let _e1788 = broken_155_;
-                            broken_155_ = (_e1788 || _e1786);
-                            active_109_ = false;
-                        }
-                        let _e1794 = saved_158_;
-                        let _e1796 = taken_159_;
-                        let _e1800 = exited_110_;
-                        let _e1802 = broken_155_;
-                        let _e1804 = continued_156_;
-                        active_109_ = ((_e1794 && !(_e1796)) && !((_e1800 || (_e1802 || _e1804))));
-                        {
-                        }
-                        let _e1811 = saved_158_;
-                        let _e1813 = exited_110_;
-                        let _e1815 = broken_155_;
-                        let _e1817 = continued_156_;
-                        active_109_ = (_e1811 && !((_e1813 || (_e1815 || _e1817))));
-                        let _e1824 = active_109_;
-                        if _e1824 {
-                            let _e1826 = e_72_;
-                            r75_ = (_e1826 / 32i);
-                        }
-                        let _e1831 = active_109_;
-                        if _e1831 {
-                            let _e1833 = r75_;
-                            r76_ = (_e1833 % 32i);
-                        }
-                        let _e1838 = active_109_;
-                        if _e1838 {
-                            let _e1840 = e_72_;
-                            r77_ = (_e1840 / 1i);
-                        }
-                        let _e1845 = active_109_;
-                        if _e1845 {
-                            let _e1847 = r77_;
-                            r78_ = (_e1847 % 32i);
-                        }
-                        let _e1852 = active_109_;
-                        if _e1852 {
-                            acc_79_ = 0f;
-                        }
-                        let _e1856 = active_109_;
-                        if _e1856 {
-                            k_80_ = 0i;
-                        }
-                        let _e1860 = active_109_;
-                        entry_160_ = _e1860;
-                        broken_161_ = false;
-                        left_163_ = false;
-                        loop {
-                            continued_162_ = false;
-                            let _e1870 = entry_160_;
-                            let _e1872 = exited_110_;
-                            let _e1874 = broken_161_;
-                            let _e1876 = continued_162_;
-                            active_109_ = (_e1870 && !((_e1872 || (_e1874 || _e1876))));
-                            let _e1883 = vote_number_111_;
-                            vote_number_111_ = (_e1883 + 1u);
-                            let _e1888 = active_109_;
-                            if _e1888 {
-                                let _e1891 = vote_number_111_;
-                                atomicMax((&workgroup_votes), _e1891);
-                            }
-                            workgroupBarrier();
-                            if (local_index == 0u) {
-                                let _e1896 = atomicLoad((&workgroup_votes));
-                                workgroup_any = _e1896;
-                            }
-                            let _e1899 = workgroupUniformLoad((&workgroup_any));
-                            let _e1901 = vote_number_111_;
-                            if (u32((_e1899 == _e1901)) == 0u) {
-                                left_163_ = true;
+                            let _e599 = e_50_;
+                            r51_ = (_e599 < 1024i);
+                            let _e604 = r51_;
+                            r52_ = !(_e604);
+                            let _e608 = r52_;
+                            if _e608 {
+                                left_122_ = true;
                                 break;
                             }
-                            let _e1909 = active_109_;
-                            if _e1909 {
-                                let _e1919 = trips_108_;
-                                let _e1921 = (_e1919 + 1u);
-                                trips_108_ = _e1921;
-                                if (_e1921 > 4096u) {
+                            let _e612 = e_50_;
+                            r53_ = (_e612 / 32i);
+                            let _e617 = r53_;
+                            r54_ = (_e617 % 32i);
+                            let _e622 = e_50_;
+                            r55_ = (_e622 / 1i);
+                            let _e627 = r55_;
+                            r56_ = (_e627 % 32i);
+                            let _e632 = r_2_;
+                            let _e634 = r54_;
+                            r57_ = (_e632 + _e634);
+                            let _e638 = k_46_;
+                            let _e640 = r56_;
+                            r58_ = (_e638 + _e640);
+                            let _e645 = params.M;
+                            let _e648 = params.K;
+                            let _e650 = r57_;
+                            let _e655 = r58_;
+                            let _e661 = r57_;
+                            let _e663 = r58_;
+                            let _e669 = A[bitcast<u32>(((_e661 * _e648) + _e663))];
+                            r59_ = select(0f, _e669, ((bitcast<u32>(_e650) < bitcast<u32>(_e645)) && (bitcast<u32>(_e655) < bitcast<u32>(_e648))));
+                            let _e674 = r59_;
+                            let _e678 = r54_;
+                            let _e680 = r56_;
+                            tile3_A_tile[bitcast<u32>(((_e678 * 32i) + _e680))] = _e674;
+                        }
+                        continuing {
+                            let _e687 = e_50_;
+                            let _e689 = r49_;
+                            e_50_ = (_e687 + _e689);
+                        }
+                    }
+                    let _e693 = left_122_;
+                    if !(_e693) {
+                        loop_guard[0u] = 2147483654u;
+                    }
+                }
+                storageBarrier();
+                workgroupBarrier();
+                storageBarrier();
+                workgroupBarrier();
+                let _e700 = active_109_;
+                if _e700 {
+                    r60_ = 256i;
+                    e_61_ = i32(local_index);
+                    left_123_ = false;
+                    loop {
+                        let _e716 = trips_108_;
+                        let _e718 = (_e716 + 1u);
+                        trips_108_ = _e718;
+                        if (_e718 > 4096u) {
+                            loop_guard[0u] = 7u;
+                            left_123_ = true;
+                            break;
+                        }
+                        {
+                            let _e722 = e_61_;
+                            r62_ = (_e722 < 1024i);
+                            let _e727 = r62_;
+                            r63_ = !(_e727);
+                            let _e731 = r63_;
+                            if _e731 {
+                                left_123_ = true;
+                                break;
+                            }
+                            let _e735 = e_61_;
+                            r64_ = (_e735 / 32i);
+                            let _e740 = r64_;
+                            r65_ = (_e740 % 32i);
+                            let _e745 = e_61_;
+                            r66_ = (_e745 / 1i);
+                            let _e750 = r66_;
+                            r67_ = (_e750 % 32i);
+                            let _e755 = k_46_;
+                            let _e757 = r65_;
+                            r68_ = (_e755 + _e757);
+                            let _e761 = c_5_;
+                            let _e763 = r67_;
+                            r69_ = (_e761 + _e763);
+                            let _e768 = params.K;
+                            let _e771 = params.N;
+                            let _e773 = r68_;
+                            let _e778 = r69_;
+                            let _e784 = r68_;
+                            let _e786 = r69_;
+                            let _e792 = B[bitcast<u32>(((_e784 * _e771) + _e786))];
+                            r70_ = select(0f, _e792, ((bitcast<u32>(_e773) < bitcast<u32>(_e768)) && (bitcast<u32>(_e778) < bitcast<u32>(_e771))));
+                            let _e797 = r70_;
+                            let _e801 = r65_;
+                            let _e803 = r67_;
+                            tile4_B_tile[bitcast<u32>(((_e801 * 32i) + _e803))] = _e797;
+                        }
+                        continuing {
+                            let _e810 = e_61_;
+                            let _e812 = r60_;
+                            e_61_ = (_e810 + _e812);
+                        }
+                    }
+                    let _e816 = left_123_;
+                    if !(_e816) {
+                        loop_guard[0u] = 2147483655u;
+                    }
+                }
+                storageBarrier();
+                workgroupBarrier();
+                storageBarrier();
+                workgroupBarrier();
+                let _e823 = active_109_;
+                if _e823 {
+                    r71_ = 256i;
+                    e_72_ = i32(local_index);
+                    left_124_ = false;
+                    loop {
+                        let _e839 = trips_108_;
+                        let _e841 = (_e839 + 1u);
+                        trips_108_ = _e841;
+                        if (_e841 > 4096u) {
+                            loop_guard[0u] = 8u;
+                            left_124_ = true;
+                            break;
+                        }
+                        {
+                            let _e845 = e_72_;
+                            r73_ = (_e845 < 1024i);
+                            let _e850 = r73_;
+                            r74_ = !(_e850);
+                            let _e854 = r74_;
+                            if _e854 {
+                                left_124_ = true;
+                                break;
+                            }
+                            let _e858 = e_72_;
+                            r75_ = (_e858 / 32i);
+                            let _e863 = r75_;
+                            r76_ = (_e863 % 32i);
+                            let _e868 = e_72_;
+                            r77_ = (_e868 / 1i);
+                            let _e873 = r77_;
+                            r78_ = (_e873 % 32i);
+                            acc_79_ = 0f;
+                            k_80_ = 0i;
+                            left_125_ = false;
+                            loop {
+                                let _e891 = trips_108_;
+                                let _e893 = (_e891 + 1u);
+                                trips_108_ = _e893;
+                                if (_e893 > 4096u) {
                                     loop_guard[0u] = 9u;
-                                    exited_110_ = true;
-                                    active_109_ = false;
+                                    left_125_ = true;
+                                    break;
                                 }
-                            }
-                            {
-                                let _e1925 = active_109_;
-                                if _e1925 {
-                                    let _e1927 = k_80_;
-                                    r81_ = (_e1927 < 32i);
-                                }
-                                let _e1932 = active_109_;
-                                if _e1932 {
-                                    let _e1934 = r81_;
-                                    r82_ = !(_e1934);
-                                }
-                                let _e1938 = active_109_;
-                                saved_164_ = _e1938;
-                                let _e1941 = r82_;
-                                let _e1943 = saved_164_;
-                                let _e1944 = (_e1943 && _e1941);
-                                taken_165_ = _e1944;
-                                active_109_ = _e1944;
                                 {
-                                    let _e1948 = active_109_;
-                                    let _e1950 = broken_161_;
-                                    broken_161_ = (_e1950 || _e1948);
-                                    active_109_ = false;
-                                }
-                                let _e1956 = saved_164_;
-                                let _e1958 = taken_165_;
-                                let _e1962 = exited_110_;
-                                let _e1964 = broken_161_;
-                                let _e1966 = continued_162_;
-                                active_109_ = ((_e1956 && !(_e1958)) && !((_e1962 || (_e1964 || _e1966))));
-                                {
-                                }
-                                let _e1973 = saved_164_;
-                                let _e1975 = exited_110_;
-                                let _e1977 = broken_161_;
-                                let _e1979 = continued_162_;
-                                active_109_ = (_e1973 && !((_e1975 || (_e1977 || _e1979))));
-                                let _e1986 = active_109_;
-                                if _e1986 {
-                                    let _e1990 = r76_;
-                                    let _e1992 = k_80_;
-                                    let _e1998 = tile3_A_tile[bitcast<u32>(((_e1990 * 32i) + _e1992))];
-                                    r83_ = _e1998;
-                                }
-                                let _e2001 = active_109_;
-                                if _e2001 {
-                                    let _e2005 = k_80_;
-                                    let _e2007 = r78_;
-                                    let _e2013 = tile4_B_tile[bitcast<u32>(((_e2005 * 32i) + _e2007))];
-                                    r84_ = _e2013;
-                                }
-                                let _e2016 = active_109_;
-                                if _e2016 {
-                                    let _e2018 = r83_;
-                                    let _e2020 = r84_;
-                                    r85_ = (_e2018 * _e2020);
-                                }
-                                let _e2024 = active_109_;
-                                if _e2024 {
-                                    let _e2026 = acc_79_;
-                                    let _e2028 = r85_;
-                                    acc_79_ = (_e2026 + _e2028);
-                                }
-                            }
-                            continuing {
-                                let _e2032 = entry_160_;
-                                continued_162_ = false;
-                                let _e2036 = exited_110_;
-                                let _e2038 = broken_161_;
-                                let _e2040 = continued_162_;
-                                active_109_ = (_e2032 && !((_e2036 || (_e2038 || _e2040))));
-                                {
-                                    let _e2047 = active_109_;
-                                    if _e2047 {
-                                        let _e2049 = k_80_;
-                                        k_80_ = (_e2049 + 1i);
+                                    let _e897 = k_80_;
+                                    r81_ = (_e897 < 32i);
+                                    let _e902 = r81_;
+                                    r82_ = !(_e902);
+                                    let _e906 = r82_;
+                                    if _e906 {
+                                        left_125_ = true;
+                                        break;
                                     }
+                                    let _e912 = r76_;
+                                    let _e914 = k_80_;
+                                    let _e920 = tile3_A_tile[bitcast<u32>(((_e912 * 32i) + _e914))];
+                                    r83_ = _e920;
+                                    let _e925 = k_80_;
+                                    let _e927 = r78_;
+                                    let _e933 = tile4_B_tile[bitcast<u32>(((_e925 * 32i) + _e927))];
+                                    r84_ = _e933;
+                                    let _e936 = r83_;
+                                    let _e938 = r84_;
+                                    r85_ = (_e936 * _e938);
+                                    let _e942 = acc_79_;
+                                    let _e944 = r85_;
+                                    acc_79_ = (_e942 + _e944);
+                                }
+                                continuing {
+                                    let _e948 = k_80_;
+                                    k_80_ = (_e948 + 1i);
                                 }
                             }
-                        }
-                        let _e2054 = left_163_;
-                        if !(_e2054) {
-                            loop_guard[0u] = 2147483657u;
-                        }
-                        let _e2061 = entry_160_;
-                        let _e2063 = exited_110_;
-                        let _e2065 = broken_155_;
-                        let _e2067 = continued_156_;
-                        active_109_ = (_e2061 && !((_e2063 || (_e2065 || _e2067))));
-                        let _e2074 = active_109_;
-                        if _e2074 {
-                            let _e2076 = acc_79_;
-                            let _e2080 = r76_;
-                            let _e2082 = r78_;
-                            tile5_matmul[bitcast<u32>(((_e2080 * 32i) + _e2082))] = _e2076;
-                        }
-                    }
-                    continuing {
-                        let _e2089 = entry_154_;
-                        continued_156_ = false;
-                        let _e2093 = exited_110_;
-                        let _e2095 = broken_155_;
-                        let _e2097 = continued_156_;
-                        active_109_ = (_e2089 && !((_e2093 || (_e2095 || _e2097))));
-                        {
-                            let _e2104 = active_109_;
-                            if _e2104 {
-                                let _e2106 = e_72_;
-                                let _e2108 = r71_;
-                                e_72_ = (_e2106 + _e2108);
+                            let _e953 = left_125_;
+                            if !(_e953) {
+                                loop_guard[0u] = 2147483657u;
                             }
+                            let _e960 = acc_79_;
+                            let _e964 = r76_;
+                            let _e966 = r78_;
+                            tile5_matmul[bitcast<u32>(((_e964 * 32i) + _e966))] = _e960;
+                        }
+                        continuing {
+                            let _e973 = e_72_;
+                            let _e975 = r71_;
+                            e_72_ = (_e973 + _e975);
                         }
                     }
+                    let _e979 = left_124_;
+                    if !(_e979) {
+                        loop_guard[0u] = 2147483656u;
+                    }
                 }
-                let _e2112 = left_157_;
-                if !(_e2112) {
-                    loop_guard[0u] = 2147483656u;
-                }
-                let _e2119 = entry_154_;
-                let _e2121 = exited_110_;
-                let _e2123 = broken_137_;
-                let _e2125 = continued_138_;
-                active_109_ = (_e2119 && !((_e2121 || (_e2123 || _e2125))));
                 storageBarrier();
                 workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
-                let _e2132 = active_109_;
-                if _e2132 {
+                let _e986 = active_109_;
+                if _e986 {
                     r86_ = 256i;
-                }
-                let _e2136 = active_109_;
-                if _e2136 {
                     e_87_ = i32(local_index);
-                }
-                let _e2141 = active_109_;
-                entry_166_ = _e2141;
-                broken_167_ = false;
-                left_169_ = false;
-                loop {
-                    continued_168_ = false;
-                    let _e2151 = entry_166_;
-                    let _e2153 = exited_110_;
-                    let _e2155 = broken_167_;
-                    let _e2157 = continued_168_;
-                    active_109_ = (_e2151 && !((_e2153 || (_e2155 || _e2157))));
-                    let _e2164 = vote_number_111_;
-                    vote_number_111_ = (_e2164 + 1u);
-                    let _e2169 = active_109_;
-                    if _e2169 {
-                        let _e2172 = vote_number_111_;
-                        atomicMax((&workgroup_votes), _e2172);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e2177 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e2177;
-                    }
-                    let _e2180 = workgroupUniformLoad((&workgroup_any));
-                    let _e2182 = vote_number_111_;
-                    if (u32((_e2180 == _e2182)) == 0u) {
-                        left_169_ = true;
-                        break;
-                    }
-                    let _e2190 = active_109_;
-                    if _e2190 {
-                        let _e2200 = trips_108_;
-                        let _e2202 = (_e2200 + 1u);
-                        trips_108_ = _e2202;
-                        if (_e2202 > 4096u) {
+                    left_126_ = false;
+                    loop {
+                        let _e1002 = trips_108_;
+                        let _e1004 = (_e1002 + 1u);
+                        trips_108_ = _e1004;
+                        if (_e1004 > 4096u) {
                             loop_guard[0u] = 10u;
-                            exited_110_ = true;
-                            active_109_ = false;
+                            left_126_ = true;
+                            break;
                         }
-                    }
-                    {
-                        let _e2206 = active_109_;
-                        if _e2206 {
-                            let _e2208 = e_87_;
-                            r88_ = (_e2208 < 1024i);
-                        }
-                        let _e2213 = active_109_;
-                        if _e2213 {
-                            let _e2215 = r88_;
-                            r89_ = !(_e2215);
-                        }
-                        let _e2219 = active_109_;
-                        saved_170_ = _e2219;
-                        let _e2222 = r89_;
-                        let _e2224 = saved_170_;
-                        let _e2225 = (_e2224 && _e2222);
-                        taken_171_ = _e2225;
-                        active_109_ = _e2225;
                         {
-                            let _e2229 = active_109_;
-                            let _e2231 = broken_167_;
-                            broken_167_ = (_e2231 || _e2229);
-                            active_109_ = false;
-                        }
-                        let _e2237 = saved_170_;
-                        let _e2239 = taken_171_;
-                        let _e2243 = exited_110_;
-                        let _e2245 = broken_167_;
-                        let _e2247 = continued_168_;
-                        active_109_ = ((_e2237 && !(_e2239)) && !((_e2243 || (_e2245 || _e2247))));
-                        {
-                        }
-                        let _e2254 = saved_170_;
-                        let _e2256 = exited_110_;
-                        let _e2258 = broken_167_;
-                        let _e2260 = continued_168_;
-                        active_109_ = (_e2254 && !((_e2256 || (_e2258 || _e2260))));
-                        let _e2267 = active_109_;
-                        if _e2267 {
-                            let _e2269 = e_87_;
-                            r90_ = (_e2269 / 32i);
-                        }
-                        let _e2274 = active_109_;
-                        if _e2274 {
-                            let _e2276 = r90_;
-                            r91_ = (_e2276 % 32i);
-                        }
-                        let _e2281 = active_109_;
-                        if _e2281 {
-                            let _e2283 = e_87_;
-                            r92_ = (_e2283 / 1i);
-                        }
-                        let _e2288 = active_109_;
-                        if _e2288 {
-                            let _e2290 = r92_;
-                            r93_ = (_e2290 % 32i);
-                        }
-                        let _e2295 = active_109_;
-                        if _e2295 {
-                            let _e2299 = r91_;
-                            let _e2301 = r93_;
-                            let _e2307 = tile5_matmul[bitcast<u32>(((_e2299 * 32i) + _e2301))];
-                            r94_ = _e2307;
-                        }
-                        let _e2310 = active_109_;
-                        if _e2310 {
-                            let _e2314 = r91_;
-                            let _e2316 = r93_;
-                            let _e2322 = tile2_acc[bitcast<u32>(((_e2314 * 32i) + _e2316))];
-                            r95_ = _e2322;
-                        }
-                        let _e2325 = active_109_;
-                        if _e2325 {
-                            let _e2327 = r95_;
-                            let _e2329 = r94_;
-                            r96_ = (_e2327 + _e2329);
-                        }
-                        let _e2333 = active_109_;
-                        if _e2333 {
-                            let _e2335 = r96_;
-                            let _e2339 = r91_;
-                            let _e2341 = r93_;
-                            tile2_acc[bitcast<u32>(((_e2339 * 32i) + _e2341))] = _e2335;
-                        }
-                    }
-                    continuing {
-                        let _e2348 = entry_166_;
-                        continued_168_ = false;
-                        let _e2352 = exited_110_;
-                        let _e2354 = broken_167_;
-                        let _e2356 = continued_168_;
-                        active_109_ = (_e2348 && !((_e2352 || (_e2354 || _e2356))));
-                        {
-                            let _e2363 = active_109_;
-                            if _e2363 {
-                                let _e2365 = e_87_;
-                                let _e2367 = r86_;
-                                e_87_ = (_e2365 + _e2367);
+                            let _e1008 = e_87_;
+                            r88_ = (_e1008 < 1024i);
+                            let _e1013 = r88_;
+                            r89_ = !(_e1013);
+                            let _e1017 = r89_;
+                            if _e1017 {
+                                left_126_ = true;
+                                break;
                             }
+                            let _e1021 = e_87_;
+                            r90_ = (_e1021 / 32i);
+                            let _e1026 = r90_;
+                            r91_ = (_e1026 % 32i);
+                            let _e1031 = e_87_;
+                            r92_ = (_e1031 / 1i);
+                            let _e1036 = r92_;
+                            r93_ = (_e1036 % 32i);
+                            let _e1043 = r91_;
+                            let _e1045 = r93_;
+                            let _e1051 = tile5_matmul[bitcast<u32>(((_e1043 * 32i) + _e1045))];
+                            r94_ = _e1051;
+                            let _e1056 = r91_;
+                            let _e1058 = r93_;
+                            let _e1064 = tile2_acc[bitcast<u32>(((_e1056 * 32i) + _e1058))];
+                            r95_ = _e1064;
+                            let _e1067 = r95_;
+                            let _e1069 = r94_;
+                            r96_ = (_e1067 + _e1069);
+                            let _e1073 = r96_;
+                            let _e1077 = r91_;
+                            let _e1079 = r93_;
+                            tile2_acc[bitcast<u32>(((_e1077 * 32i) + _e1079))] = _e1073;
+                        }
+                        continuing {
+                            let _e1086 = e_87_;
+                            let _e1088 = r86_;
+                            e_87_ = (_e1086 + _e1088);
                         }
                     }
+                    let _e1092 = left_126_;
+                    if !(_e1092) {
+                        loop_guard[0u] = 2147483658u;
+                    }
                 }
-                let _e2371 = left_169_;
-                if !(_e2371) {
-                    loop_guard[0u] = 2147483658u;
-                }
-                let _e2378 = entry_166_;
-                let _e2380 = exited_110_;
-                let _e2382 = broken_137_;
-                let _e2384 = continued_138_;
-                active_109_ = (_e2378 && !((_e2380 || (_e2382 || _e2384))));
                 storageBarrier();
                 workgroupBarrier();
             }
             continuing {
-                let _e2391 = entry_136_;
-                continued_138_ = false;
-                let _e2395 = exited_110_;
-                let _e2397 = broken_137_;
-                let _e2399 = continued_138_;
-                active_109_ = (_e2391 && !((_e2395 || (_e2397 || _e2399))));
+                let _e1099 = entry_116_;
+                continued_118_ = false;
+                let _e1103 = exited_110_;
+                let _e1105 = broken_117_;
+                let _e1107 = continued_118_;
+                active_109_ = (_e1099 && !((_e1103 || (_e1105 || _e1107))));
                 {
-                    let _e2406 = active_109_;
-                    if _e2406 {
-                        let _e2408 = k_46_;
-                        k_46_ = (_e2408 + 32i);
+                    let _e1114 = active_109_;
+                    if _e1114 {
+                        let _e1116 = k_46_;
+                        k_46_ = (_e1116 + 32i);
                     }
                 }
             }
         }
-        let _e2413 = left_139_;
-        if !(_e2413) {
+        let _e1121 = left_119_;
+        if !(_e1121) {
             loop_guard[0u] = 2147483653u;
         }
-        let _e2420 = entry_136_;
-        let _e2422 = exited_110_;
-        active_109_ = (_e2420 && !(_e2422));
-        let _e2427 = active_109_;
-        if _e2427 {
+        let _e1128 = entry_116_;
+        let _e1130 = exited_110_;
+        active_109_ = (_e1128 && !(_e1130));
+        let _e1135 = active_109_;
+        if _e1135 {
             r97_ = 256i;
-        }
-        let _e2431 = active_109_;
-        if _e2431 {
             e_98_ = i32(local_index);
-        }
-        let _e2436 = active_109_;
-        entry_172_ = _e2436;
-        broken_173_ = false;
-        left_175_ = false;
-        loop {
-            continued_174_ = false;
-            let _e2446 = entry_172_;
-            let _e2448 = exited_110_;
-            let _e2450 = broken_173_;
-            let _e2452 = continued_174_;
-            active_109_ = (_e2446 && !((_e2448 || (_e2450 || _e2452))));
-            let _e2459 = vote_number_111_;
-            vote_number_111_ = (_e2459 + 1u);
-            let _e2464 = active_109_;
-            if _e2464 {
-                let _e2467 = vote_number_111_;
-                atomicMax((&workgroup_votes), _e2467);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e2472 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e2472;
-            }
-            let _e2475 = workgroupUniformLoad((&workgroup_any));
-            let _e2477 = vote_number_111_;
-            if (u32((_e2475 == _e2477)) == 0u) {
-                left_175_ = true;
-                break;
-            }
-            let _e2485 = active_109_;
-            if _e2485 {
-                let _e2495 = trips_108_;
-                let _e2497 = (_e2495 + 1u);
-                trips_108_ = _e2497;
-                if (_e2497 > 4096u) {
+            left_127_ = false;
+            loop {
+                let _e1151 = trips_108_;
+                let _e1153 = (_e1151 + 1u);
+                trips_108_ = _e1153;
+                if (_e1153 > 4096u) {
                     loop_guard[0u] = 11u;
-                    exited_110_ = true;
-                    active_109_ = false;
+                    left_127_ = true;
+                    break;
                 }
-            }
-            {
-                let _e2501 = active_109_;
-                if _e2501 {
-                    let _e2503 = e_98_;
-                    r99_ = (_e2503 < 1024i);
-                }
-                let _e2508 = active_109_;
-                if _e2508 {
-                    let _e2510 = r99_;
-                    r100_ = !(_e2510);
-                }
-                let _e2514 = active_109_;
-                saved_176_ = _e2514;
-                let _e2517 = r100_;
-                let _e2519 = saved_176_;
-                let _e2520 = (_e2519 && _e2517);
-                taken_177_ = _e2520;
-                active_109_ = _e2520;
                 {
-                    let _e2524 = active_109_;
-                    let _e2526 = broken_173_;
-                    broken_173_ = (_e2526 || _e2524);
-                    active_109_ = false;
-                }
-                let _e2532 = saved_176_;
-                let _e2534 = taken_177_;
-                let _e2538 = exited_110_;
-                let _e2540 = broken_173_;
-                let _e2542 = continued_174_;
-                active_109_ = ((_e2532 && !(_e2534)) && !((_e2538 || (_e2540 || _e2542))));
-                {
-                }
-                let _e2549 = saved_176_;
-                let _e2551 = exited_110_;
-                let _e2553 = broken_173_;
-                let _e2555 = continued_174_;
-                active_109_ = (_e2549 && !((_e2551 || (_e2553 || _e2555))));
-                let _e2562 = active_109_;
-                if _e2562 {
-                    let _e2564 = e_98_;
-                    r101_ = (_e2564 / 32i);
-                }
-                let _e2569 = active_109_;
-                if _e2569 {
-                    let _e2571 = r101_;
-                    r102_ = (_e2571 % 32i);
-                }
-                let _e2576 = active_109_;
-                if _e2576 {
-                    let _e2578 = e_98_;
-                    r103_ = (_e2578 / 1i);
-                }
-                let _e2583 = active_109_;
-                if _e2583 {
-                    let _e2585 = r103_;
-                    r104_ = (_e2585 % 32i);
-                }
-                let _e2590 = active_109_;
-                if _e2590 {
-                    let _e2592 = r_2_;
-                    let _e2594 = r102_;
-                    r105_ = (_e2592 + _e2594);
-                }
-                let _e2598 = active_109_;
-                if _e2598 {
-                    let _e2600 = c_5_;
-                    let _e2602 = r104_;
-                    r106_ = (_e2600 + _e2602);
-                }
-                let _e2606 = active_109_;
-                if _e2606 {
-                    let _e2610 = r102_;
-                    let _e2612 = r104_;
-                    let _e2618 = tile2_acc[bitcast<u32>(((_e2610 * 32i) + _e2612))];
-                    r107_ = _e2618;
-                }
-                let _e2621 = active_109_;
-                if _e2621 {
-                    let _e2623 = r107_;
-                    let _e2626 = params.M;
-                    let _e2629 = params.N;
-                    let _e2631 = r105_;
-                    let _e2636 = r106_;
-                    let _e2642 = r105_;
-                    let _e2644 = r106_;
-                    if ((bitcast<u32>(_e2631) < bitcast<u32>(_e2626)) && (bitcast<u32>(_e2636) < bitcast<u32>(_e2629))) {
-                        C[bitcast<u32>(((_e2642 * _e2629) + _e2644))] = _e2623;
+                    let _e1157 = e_98_;
+                    r99_ = (_e1157 < 1024i);
+                    let _e1162 = r99_;
+                    r100_ = !(_e1162);
+                    let _e1166 = r100_;
+                    if _e1166 {
+                        left_127_ = true;
+                        break;
+                    }
+                    let _e1170 = e_98_;
+                    r101_ = (_e1170 / 32i);
+                    let _e1175 = r101_;
+                    r102_ = (_e1175 % 32i);
+                    let _e1180 = e_98_;
+                    r103_ = (_e1180 / 1i);
+                    let _e1185 = r103_;
+                    r104_ = (_e1185 % 32i);
+                    let _e1190 = r_2_;
+                    let _e1192 = r102_;
+                    r105_ = (_e1190 + _e1192);
+                    let _e1196 = c_5_;
+                    let _e1198 = r104_;
+                    r106_ = (_e1196 + _e1198);
+                    let _e1204 = r102_;
+                    let _e1206 = r104_;
+                    let _e1212 = tile2_acc[bitcast<u32>(((_e1204 * 32i) + _e1206))];
+                    r107_ = _e1212;
+                    let _e1215 = r107_;
+                    let _e1218 = params.M;
+                    let _e1221 = params.N;
+                    let _e1223 = r105_;
+                    let _e1228 = r106_;
+                    let _e1234 = r105_;
+                    let _e1236 = r106_;
+                    if ((bitcast<u32>(_e1223) < bitcast<u32>(_e1218)) && (bitcast<u32>(_e1228) < bitcast<u32>(_e1221))) {
+                        C[bitcast<u32>(((_e1234 * _e1221) + _e1236))] = _e1215;
                     }
                 }
-            }
-            continuing {
-                let _e2651 = entry_172_;
-                continued_174_ = false;
-                let _e2655 = exited_110_;
-                let _e2657 = broken_173_;
-                let _e2659 = continued_174_;
-                active_109_ = (_e2651 && !((_e2655 || (_e2657 || _e2659))));
-                {
-                    let _e2666 = active_109_;
-                    if _e2666 {
-                        let _e2668 = e_98_;
-                        let _e2670 = r97_;
-                        e_98_ = (_e2668 + _e2670);
-                    }
+                continuing {
+                    let _e1243 = e_98_;
+                    let _e1245 = r97_;
+                    e_98_ = (_e1243 + _e1245);
                 }
             }
+            let _e1249 = left_127_;
+            if !(_e1249) {
+                loop_guard[0u] = 2147483659u;
+            }
         }
-        let _e2674 = left_175_;
-        if !(_e2674) {
-            loop_guard[0u] = 2147483659u;
-        }
-        let _e2681 = entry_172_;
-        let _e2683 = exited_110_;
-        active_109_ = (_e2681 && !(_e2683));
         storageBarrier();
         workgroupBarrier();
     }

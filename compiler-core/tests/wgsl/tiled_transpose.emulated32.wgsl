@@ -61,20 +61,6 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
     var active_38_: bool;
     var exited_39_: bool;
     var vote_number_40_: u32;
-    var entry_41_: bool;
-    var broken_42_: bool;
-    var continued_43_: bool;
-    var saved_44_: bool;
-    var taken_45_: bool;
-    var entry_46_: bool;
-    var broken_47_: bool;
-    var continued_48_: bool;
-    var saved_49_: bool;
-    var taken_50_: bool;
-    var saved_51_: bool;
-    var taken_52_: bool;
-    var saved_53_: bool;
-    var taken_54_: bool;
 
     active_38_ = true;
     exited_39_ = false;
@@ -83,417 +69,134 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
         let _e7 = active_38_;
         if _e7 {
             r0_ = i32(block.y);
-        }
-        let _e13 = active_38_;
-        if _e13 {
-            let _e15 = r0_;
-            r1_ = (_e15 * 32i);
-        }
-        let _e20 = active_38_;
-        if _e20 {
-            let _e22 = r1_;
-            r_2_ = _e22;
-        }
-        let _e25 = active_38_;
-        if _e25 {
+            let _e13 = r0_;
+            r1_ = (_e13 * 32i);
+            let _e18 = r1_;
+            r_2_ = _e18;
             r3_ = i32(block.x);
-        }
-        let _e31 = active_38_;
-        if _e31 {
-            let _e33 = r3_;
-            r4_ = (_e33 * 32i);
-        }
-        let _e38 = active_38_;
-        if _e38 {
-            let _e40 = r4_;
-            c_5_ = _e40;
-        }
-        let _e43 = active_38_;
-        if _e43 {
+            let _e25 = r3_;
+            r4_ = (_e25 * 32i);
+            let _e30 = r4_;
+            c_5_ = _e30;
             r6_ = 256i;
-        }
-        let _e47 = active_38_;
-        if _e47 {
             e_7_ = i32(local_index);
-        }
-        let _e52 = active_38_;
-        entry_41_ = _e52;
-        broken_42_ = false;
-        loop {
-            continued_43_ = false;
-            let _e59 = entry_41_;
-            let _e61 = exited_39_;
-            let _e63 = broken_42_;
-            let _e65 = continued_43_;
-            active_38_ = (_e59 && !((_e61 || (_e63 || _e65))));
-            let _e72 = vote_number_40_;
-            vote_number_40_ = (_e72 + 1u);
-            let _e77 = active_38_;
-            if _e77 {
-                let _e80 = vote_number_40_;
-                atomicMax((&workgroup_votes), _e80);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e85 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e85;
-            }
-            let _e88 = workgroupUniformLoad((&workgroup_any));
-            let _e90 = vote_number_40_;
-            if (u32((_e88 == _e90)) == 0u) {
-                break;
-            }
-            {
-                let _e96 = active_38_;
-                if _e96 {
-                    let _e98 = e_7_;
-                    r8_ = (_e98 < 1024i);
+            loop {
+                let _e38 = e_7_;
+                r8_ = (_e38 < 1024i);
+                let _e43 = r8_;
+                r9_ = !(_e43);
+                let _e47 = r9_;
+                if _e47 {
+                    break;
                 }
-                let _e103 = active_38_;
-                if _e103 {
-                    let _e105 = r8_;
-                    r9_ = !(_e105);
-                }
-                let _e109 = active_38_;
-                saved_44_ = _e109;
-                let _e112 = r9_;
-                let _e114 = saved_44_;
-                let _e115 = (_e114 && _e112);
-                taken_45_ = _e115;
-                active_38_ = _e115;
-                {
-                    let _e119 = active_38_;
-                    let _e121 = broken_42_;
-                    broken_42_ = (_e121 || _e119);
-                    active_38_ = false;
-                }
-                let _e127 = saved_44_;
-                let _e129 = taken_45_;
-                let _e133 = exited_39_;
-                let _e135 = broken_42_;
-                let _e137 = continued_43_;
-                active_38_ = ((_e127 && !(_e129)) && !((_e133 || (_e135 || _e137))));
-                {
-                }
-                let _e144 = saved_44_;
-                let _e146 = exited_39_;
-                let _e148 = broken_42_;
-                let _e150 = continued_43_;
-                active_38_ = (_e144 && !((_e146 || (_e148 || _e150))));
-                let _e157 = active_38_;
-                if _e157 {
-                    let _e159 = e_7_;
-                    r10_ = (_e159 / 32i);
-                }
-                let _e164 = active_38_;
-                if _e164 {
-                    let _e166 = r10_;
-                    r11_ = (_e166 % 32i);
-                }
-                let _e171 = active_38_;
-                if _e171 {
-                    let _e173 = e_7_;
-                    r12_ = (_e173 / 1i);
-                }
-                let _e178 = active_38_;
-                if _e178 {
-                    let _e180 = r12_;
-                    r13_ = (_e180 % 32i);
-                }
-                let _e185 = active_38_;
-                if _e185 {
-                    let _e187 = r_2_;
-                    let _e189 = r11_;
-                    r14_ = (_e187 + _e189);
-                }
-                let _e193 = active_38_;
-                if _e193 {
-                    let _e195 = c_5_;
-                    let _e197 = r13_;
-                    r15_ = (_e195 + _e197);
-                }
-                let _e201 = active_38_;
-                if _e201 {
-                    let _e204 = params.R;
-                    let _e207 = params.C;
-                    let _e209 = r14_;
-                    let _e214 = r15_;
-                    let _e220 = r14_;
-                    let _e222 = r15_;
-                    let _e228 = In[bitcast<u32>(((_e220 * _e207) + _e222))];
-                    r16_ = select(0f, _e228, ((bitcast<u32>(_e209) < bitcast<u32>(_e204)) && (bitcast<u32>(_e214) < bitcast<u32>(_e207))));
-                }
-                let _e233 = active_38_;
-                if _e233 {
-                    let _e235 = r16_;
-                    let _e239 = r11_;
-                    let _e241 = r13_;
-                    tile0_t[bitcast<u32>(((_e239 * 33i) + _e241))] = _e235;
-                }
-            }
-            continuing {
-                let _e248 = entry_41_;
-                continued_43_ = false;
-                let _e252 = exited_39_;
-                let _e254 = broken_42_;
-                let _e256 = continued_43_;
-                active_38_ = (_e248 && !((_e252 || (_e254 || _e256))));
-                {
-                    let _e263 = active_38_;
-                    if _e263 {
-                        let _e265 = e_7_;
-                        let _e267 = r6_;
-                        e_7_ = (_e265 + _e267);
-                    }
+                let _e49 = e_7_;
+                r10_ = (_e49 / 32i);
+                let _e54 = r10_;
+                r11_ = (_e54 % 32i);
+                let _e59 = e_7_;
+                r12_ = (_e59 / 1i);
+                let _e64 = r12_;
+                r13_ = (_e64 % 32i);
+                let _e69 = r_2_;
+                let _e71 = r11_;
+                r14_ = (_e69 + _e71);
+                let _e75 = c_5_;
+                let _e77 = r13_;
+                r15_ = (_e75 + _e77);
+                let _e82 = params.R;
+                let _e85 = params.C;
+                let _e87 = r14_;
+                let _e92 = r15_;
+                let _e98 = r14_;
+                let _e100 = r15_;
+                let _e106 = In[bitcast<u32>(((_e98 * _e85) + _e100))];
+                r16_ = select(0f, _e106, ((bitcast<u32>(_e87) < bitcast<u32>(_e82)) && (bitcast<u32>(_e92) < bitcast<u32>(_e85))));
+                let _e111 = r16_;
+                let _e115 = r11_;
+                let _e117 = r13_;
+                tile0_t[bitcast<u32>(((_e115 * 33i) + _e117))] = _e111;
+                continuing {
+                    let _e124 = e_7_;
+                    let _e126 = r6_;
+                    e_7_ = (_e124 + _e126);
                 }
             }
         }
-        let _e271 = entry_41_;
-        let _e273 = exited_39_;
-        active_38_ = (_e271 && !(_e273));
         storageBarrier();
         workgroupBarrier();
-        let _e278 = active_38_;
-        if _e278 {
+        let _e130 = active_38_;
+        if _e130 {
             r17_ = i32(local_index);
-        }
-        let _e283 = active_38_;
-        if _e283 {
             r18_ = 256i;
-        }
-        let _e287 = active_38_;
-        if _e287 {
             r19_ = 1024i;
-        }
-        let _e291 = active_38_;
-        if _e291 {
-            let _e293 = r18_;
-            r20_ = _e293;
-        }
-        let _e296 = active_38_;
-        if _e296 {
-            let _e298 = r17_;
-            e_21_ = _e298;
-        }
-        let _e301 = active_38_;
-        entry_46_ = _e301;
-        broken_47_ = false;
-        loop {
-            continued_48_ = false;
-            let _e308 = entry_46_;
-            let _e310 = exited_39_;
-            let _e312 = broken_47_;
-            let _e314 = continued_48_;
-            active_38_ = (_e308 && !((_e310 || (_e312 || _e314))));
-            let _e321 = vote_number_40_;
-            vote_number_40_ = (_e321 + 1u);
-            let _e326 = active_38_;
-            if _e326 {
-                let _e329 = vote_number_40_;
-                atomicMax((&workgroup_votes), _e329);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e334 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e334;
-            }
-            let _e337 = workgroupUniformLoad((&workgroup_any));
-            let _e339 = vote_number_40_;
-            if (u32((_e337 == _e339)) == 0u) {
-                break;
-            }
-            {
-                let _e345 = active_38_;
-                if _e345 {
-                    let _e347 = e_21_;
-                    r22_ = (_e347 < 1024i);
+            let _e139 = r18_;
+            r20_ = _e139;
+            let _e142 = r17_;
+            e_21_ = _e142;
+            loop {
+                let _e145 = e_21_;
+                r22_ = (_e145 < 1024i);
+                let _e150 = r22_;
+                r23_ = !(_e150);
+                let _e154 = r23_;
+                if _e154 {
+                    break;
                 }
-                let _e352 = active_38_;
-                if _e352 {
-                    let _e354 = r22_;
-                    r23_ = !(_e354);
+                let _e156 = e_21_;
+                r24_ = (_e156 / 32i);
+                let _e161 = r24_;
+                i_25_ = _e161;
+                let _e164 = e_21_;
+                r26_ = (_e164 % 32i);
+                let _e169 = r26_;
+                j_27_ = _e169;
+                let _e172 = c_5_;
+                let _e174 = i_25_;
+                r28_ = (_e172 + _e174);
+                let _e179 = params.C;
+                r29_ = _e179;
+                let _e182 = r28_;
+                let _e184 = r29_;
+                r30_ = (_e182 < _e184);
+                let _e188 = r30_;
+                r31_ = _e188;
+                let _e191 = r31_;
+                if _e191 {
+                    let _e193 = r_2_;
+                    let _e195 = j_27_;
+                    r32_ = (_e193 + _e195);
+                    let _e200 = params.R;
+                    r33_ = _e200;
+                    let _e203 = r32_;
+                    let _e205 = r33_;
+                    r34_ = (_e203 < _e205);
+                    let _e209 = r34_;
+                    r31_ = _e209;
                 }
-                let _e358 = active_38_;
-                saved_49_ = _e358;
-                let _e361 = r23_;
-                let _e363 = saved_49_;
-                let _e364 = (_e363 && _e361);
-                taken_50_ = _e364;
-                active_38_ = _e364;
-                {
-                    let _e368 = active_38_;
-                    let _e370 = broken_47_;
-                    broken_47_ = (_e370 || _e368);
-                    active_38_ = false;
+                let _e212 = r31_;
+                if _e212 {
+                    let _e214 = c_5_;
+                    let _e216 = i_25_;
+                    r35_ = (_e214 + _e216);
+                    let _e220 = r_2_;
+                    let _e222 = j_27_;
+                    r36_ = (_e220 + _e222);
+                    let _e228 = j_27_;
+                    let _e230 = i_25_;
+                    let _e236 = tile0_t[bitcast<u32>(((_e228 * 33i) + _e230))];
+                    r37_ = _e236;
+                    let _e239 = r37_;
+                    let _e245 = params.R;
+                    let _e247 = r35_;
+                    let _e249 = r36_;
+                    Out[bitcast<u32>(((_e247 * _e245) + _e249))] = _e239;
                 }
-                let _e376 = saved_49_;
-                let _e378 = taken_50_;
-                let _e382 = exited_39_;
-                let _e384 = broken_47_;
-                let _e386 = continued_48_;
-                active_38_ = ((_e376 && !(_e378)) && !((_e382 || (_e384 || _e386))));
-                {
-                }
-                let _e393 = saved_49_;
-                let _e395 = exited_39_;
-                let _e397 = broken_47_;
-                let _e399 = continued_48_;
-                active_38_ = (_e393 && !((_e395 || (_e397 || _e399))));
-                let _e406 = active_38_;
-                if _e406 {
-                    let _e408 = e_21_;
-                    r24_ = (_e408 / 32i);
-                }
-                let _e413 = active_38_;
-                if _e413 {
-                    let _e415 = r24_;
-                    i_25_ = _e415;
-                }
-                let _e418 = active_38_;
-                if _e418 {
-                    let _e420 = e_21_;
-                    r26_ = (_e420 % 32i);
-                }
-                let _e425 = active_38_;
-                if _e425 {
-                    let _e427 = r26_;
-                    j_27_ = _e427;
-                }
-                let _e430 = active_38_;
-                if _e430 {
-                    let _e432 = c_5_;
-                    let _e434 = i_25_;
-                    r28_ = (_e432 + _e434);
-                }
-                let _e438 = active_38_;
-                if _e438 {
-                    let _e441 = params.C;
-                    r29_ = _e441;
-                }
-                let _e444 = active_38_;
-                if _e444 {
-                    let _e446 = r28_;
-                    let _e448 = r29_;
-                    r30_ = (_e446 < _e448);
-                }
-                let _e452 = active_38_;
-                if _e452 {
-                    let _e454 = r30_;
-                    r31_ = _e454;
-                }
-                let _e457 = active_38_;
-                saved_51_ = _e457;
-                let _e460 = r31_;
-                let _e462 = saved_51_;
-                let _e463 = (_e462 && _e460);
-                taken_52_ = _e463;
-                active_38_ = _e463;
-                {
-                    let _e467 = active_38_;
-                    if _e467 {
-                        let _e469 = r_2_;
-                        let _e471 = j_27_;
-                        r32_ = (_e469 + _e471);
-                    }
-                    let _e475 = active_38_;
-                    if _e475 {
-                        let _e478 = params.R;
-                        r33_ = _e478;
-                    }
-                    let _e481 = active_38_;
-                    if _e481 {
-                        let _e483 = r32_;
-                        let _e485 = r33_;
-                        r34_ = (_e483 < _e485);
-                    }
-                    let _e489 = active_38_;
-                    if _e489 {
-                        let _e491 = r34_;
-                        r31_ = _e491;
-                    }
-                }
-                let _e494 = saved_51_;
-                let _e496 = taken_52_;
-                let _e500 = exited_39_;
-                let _e502 = broken_47_;
-                let _e504 = continued_48_;
-                active_38_ = ((_e494 && !(_e496)) && !((_e500 || (_e502 || _e504))));
-                {
-                }
-                let _e511 = saved_51_;
-                let _e513 = exited_39_;
-                let _e515 = broken_47_;
-                let _e517 = continued_48_;
-                active_38_ = (_e511 && !((_e513 || (_e515 || _e517))));
-                let _e524 = active_38_;
-                saved_53_ = _e524;
-                let _e527 = r31_;
-                let _e529 = saved_53_;
-                let _e530 = (_e529 && _e527);
-                taken_54_ = _e530;
-                active_38_ = _e530;
-                {
-                    let _e534 = active_38_;
-                    if _e534 {
-                        let _e536 = c_5_;
-                        let _e538 = i_25_;
-                        r35_ = (_e536 + _e538);
-                    }
-                    let _e542 = active_38_;
-                    if _e542 {
-                        let _e544 = r_2_;
-                        let _e546 = j_27_;
-                        r36_ = (_e544 + _e546);
-                    }
-                    let _e550 = active_38_;
-                    if _e550 {
-                        let _e554 = j_27_;
-                        let _e556 = i_25_;
-                        let _e562 = tile0_t[bitcast<u32>(((_e554 * 33i) + _e556))];
-                        r37_ = _e562;
-                    }
-                    let _e565 = active_38_;
-                    if _e565 {
-                        let _e567 = r37_;
-                        let _e573 = params.R;
-                        let _e575 = r35_;
-                        let _e577 = r36_;
-                        Out[bitcast<u32>(((_e575 * _e573) + _e577))] = _e567;
-                    }
-                }
-                let _e584 = saved_53_;
-                let _e586 = taken_54_;
-                let _e590 = exited_39_;
-                let _e592 = broken_47_;
-                let _e594 = continued_48_;
-                active_38_ = ((_e584 && !(_e586)) && !((_e590 || (_e592 || _e594))));
-                {
-                }
-                let _e601 = saved_53_;
-                let _e603 = exited_39_;
-                let _e605 = broken_47_;
-                let _e607 = continued_48_;
-                active_38_ = (_e601 && !((_e603 || (_e605 || _e607))));
-            }
-            continuing {
-                let _e614 = entry_46_;
-                continued_48_ = false;
-                let _e618 = exited_39_;
-                let _e620 = broken_47_;
-                let _e622 = continued_48_;
-                active_38_ = (_e614 && !((_e618 || (_e620 || _e622))));
-                {
-                    let _e629 = active_38_;
-                    if _e629 {
-                        let _e631 = e_21_;
-                        let _e633 = r20_;
-                        e_21_ = (_e631 + _e633);
-                    }
+                continuing {
+                    let _e256 = e_21_;
+                    let _e258 = r20_;
+                    e_21_ = (_e256 + _e258);
                 }
             }
         }
-        let _e637 = entry_46_;
-        let _e639 = exited_39_;
-        active_38_ = (_e637 && !(_e639));
     }
 }

@@ -65,22 +65,8 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
     var active_39_: bool;
     var exited_40_: bool;
     var vote_number_41_: u32;
-    var entry_42_: bool;
-    var broken_43_: bool;
-    var continued_44_: bool;
-    var left_45_: bool = false;
-    var saved_46_: bool;
-    var taken_47_: bool;
-    var entry_48_: bool;
-    var broken_49_: bool;
-    var continued_50_: bool;
-    var left_51_: bool = false;
-    var saved_52_: bool;
-    var taken_53_: bool;
-    var saved_54_: bool;
-    var taken_55_: bool;
-    var saved_56_: bool;
-    var taken_57_: bool;
+    var left_42_: bool = false;
+    var left_43_: bool = false;
 
     active_39_ = true;
     exited_40_ = false;
@@ -89,451 +75,166 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
         let _e8 = active_39_;
         if _e8 {
             r0_ = i32(block.y);
-        }
-        let _e14 = active_39_;
-        if _e14 {
-            let _e16 = r0_;
-            r1_ = (_e16 * 32i);
-        }
-        let _e21 = active_39_;
-        if _e21 {
-            let _e23 = r1_;
-            r_2_ = _e23;
-        }
-        let _e26 = active_39_;
-        if _e26 {
+            let _e14 = r0_;
+            r1_ = (_e14 * 32i);
+            let _e19 = r1_;
+            r_2_ = _e19;
             r3_ = i32(block.x);
-        }
-        let _e32 = active_39_;
-        if _e32 {
-            let _e34 = r3_;
-            r4_ = (_e34 * 32i);
-        }
-        let _e39 = active_39_;
-        if _e39 {
-            let _e41 = r4_;
-            c_5_ = _e41;
-        }
-        let _e44 = active_39_;
-        if _e44 {
+            let _e26 = r3_;
+            r4_ = (_e26 * 32i);
+            let _e31 = r4_;
+            c_5_ = _e31;
             r6_ = 256i;
-        }
-        let _e48 = active_39_;
-        if _e48 {
             e_7_ = i32(local_index);
-        }
-        let _e53 = active_39_;
-        entry_42_ = _e53;
-        broken_43_ = false;
-        left_45_ = false;
-        loop {
-            continued_44_ = false;
-            let _e63 = entry_42_;
-            let _e65 = exited_40_;
-            let _e67 = broken_43_;
-            let _e69 = continued_44_;
-            active_39_ = (_e63 && !((_e65 || (_e67 || _e69))));
-            let _e76 = vote_number_41_;
-            vote_number_41_ = (_e76 + 1u);
-            let _e81 = active_39_;
-            if _e81 {
-                let _e84 = vote_number_41_;
-                atomicMax((&workgroup_votes), _e84);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e89 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e89;
-            }
-            let _e92 = workgroupUniformLoad((&workgroup_any));
-            let _e94 = vote_number_41_;
-            if (u32((_e92 == _e94)) == 0u) {
-                left_45_ = true;
-                break;
-            }
-            let _e102 = active_39_;
-            if _e102 {
-                let _e112 = trips_38_;
-                let _e114 = (_e112 + 1u);
-                trips_38_ = _e114;
-                if (_e114 > 4096u) {
+            left_42_ = false;
+            loop {
+                let _e48 = trips_38_;
+                let _e50 = (_e48 + 1u);
+                trips_38_ = _e50;
+                if (_e50 > 4096u) {
                     loop_guard[0u] = 1u;
-                    exited_40_ = true;
-                    active_39_ = false;
+                    left_42_ = true;
+                    break;
                 }
-            }
-            {
-                let _e118 = active_39_;
-                if _e118 {
-                    let _e120 = e_7_;
-                    r8_ = (_e120 < 1024i);
-                }
-                let _e125 = active_39_;
-                if _e125 {
-                    let _e127 = r8_;
-                    r9_ = !(_e127);
-                }
-                let _e131 = active_39_;
-                saved_46_ = _e131;
-                let _e134 = r9_;
-                let _e136 = saved_46_;
-                let _e137 = (_e136 && _e134);
-                taken_47_ = _e137;
-                active_39_ = _e137;
                 {
-                    let _e141 = active_39_;
-                    let _e143 = broken_43_;
-                    broken_43_ = (_e143 || _e141);
-                    active_39_ = false;
-                }
-                let _e149 = saved_46_;
-                let _e151 = taken_47_;
-                let _e155 = exited_40_;
-                let _e157 = broken_43_;
-                let _e159 = continued_44_;
-                active_39_ = ((_e149 && !(_e151)) && !((_e155 || (_e157 || _e159))));
-                {
-                }
-                let _e166 = saved_46_;
-                let _e168 = exited_40_;
-                let _e170 = broken_43_;
-                let _e172 = continued_44_;
-                active_39_ = (_e166 && !((_e168 || (_e170 || _e172))));
-                let _e179 = active_39_;
-                if _e179 {
-                    let _e181 = e_7_;
-                    r10_ = (_e181 / 32i);
-                }
-                let _e186 = active_39_;
-                if _e186 {
-                    let _e188 = r10_;
-                    r11_ = (_e188 % 32i);
-                }
-                let _e193 = active_39_;
-                if _e193 {
-                    let _e195 = e_7_;
-                    r12_ = (_e195 / 1i);
-                }
-                let _e200 = active_39_;
-                if _e200 {
-                    let _e202 = r12_;
-                    r13_ = (_e202 % 32i);
-                }
-                let _e207 = active_39_;
-                if _e207 {
-                    let _e209 = r_2_;
-                    let _e211 = r11_;
-                    r14_ = (_e209 + _e211);
-                }
-                let _e215 = active_39_;
-                if _e215 {
-                    let _e217 = c_5_;
-                    let _e219 = r13_;
-                    r15_ = (_e217 + _e219);
-                }
-                let _e223 = active_39_;
-                if _e223 {
-                    let _e226 = params.R;
-                    let _e229 = params.C;
-                    let _e231 = r14_;
-                    let _e236 = r15_;
-                    let _e242 = r14_;
-                    let _e244 = r15_;
-                    let _e250 = In[bitcast<u32>(((_e242 * _e229) + _e244))];
-                    r16_ = select(0f, _e250, ((bitcast<u32>(_e231) < bitcast<u32>(_e226)) && (bitcast<u32>(_e236) < bitcast<u32>(_e229))));
-                }
-                let _e255 = active_39_;
-                if _e255 {
-                    let _e257 = r16_;
-                    let _e261 = r11_;
-                    let _e263 = r13_;
-                    tile0_t[bitcast<u32>(((_e261 * 33i) + _e263))] = _e257;
-                }
-            }
-            continuing {
-                let _e270 = entry_42_;
-                continued_44_ = false;
-                let _e274 = exited_40_;
-                let _e276 = broken_43_;
-                let _e278 = continued_44_;
-                active_39_ = (_e270 && !((_e274 || (_e276 || _e278))));
-                {
-                    let _e285 = active_39_;
-                    if _e285 {
-                        let _e287 = e_7_;
-                        let _e289 = r6_;
-                        e_7_ = (_e287 + _e289);
+                    let _e54 = e_7_;
+                    r8_ = (_e54 < 1024i);
+                    let _e59 = r8_;
+                    r9_ = !(_e59);
+                    let _e63 = r9_;
+                    if _e63 {
+                        left_42_ = true;
+                        break;
                     }
+                    let _e67 = e_7_;
+                    r10_ = (_e67 / 32i);
+                    let _e72 = r10_;
+                    r11_ = (_e72 % 32i);
+                    let _e77 = e_7_;
+                    r12_ = (_e77 / 1i);
+                    let _e82 = r12_;
+                    r13_ = (_e82 % 32i);
+                    let _e87 = r_2_;
+                    let _e89 = r11_;
+                    r14_ = (_e87 + _e89);
+                    let _e93 = c_5_;
+                    let _e95 = r13_;
+                    r15_ = (_e93 + _e95);
+                    let _e100 = params.R;
+                    let _e103 = params.C;
+                    let _e105 = r14_;
+                    let _e110 = r15_;
+                    let _e116 = r14_;
+                    let _e118 = r15_;
+                    let _e124 = In[bitcast<u32>(((_e116 * _e103) + _e118))];
+                    r16_ = select(0f, _e124, ((bitcast<u32>(_e105) < bitcast<u32>(_e100)) && (bitcast<u32>(_e110) < bitcast<u32>(_e103))));
+                    let _e129 = r16_;
+                    let _e133 = r11_;
+                    let _e135 = r13_;
+                    tile0_t[bitcast<u32>(((_e133 * 33i) + _e135))] = _e129;
+                }
+                continuing {
+                    let _e142 = e_7_;
+                    let _e144 = r6_;
+                    e_7_ = (_e142 + _e144);
                 }
             }
+            let _e148 = left_42_;
+            if !(_e148) {
+                loop_guard[0u] = 2147483649u;
+            }
         }
-        let _e293 = left_45_;
-        if !(_e293) {
-            loop_guard[0u] = 2147483649u;
-        }
-        let _e300 = entry_42_;
-        let _e302 = exited_40_;
-        active_39_ = (_e300 && !(_e302));
         storageBarrier();
         workgroupBarrier();
-        let _e307 = active_39_;
-        if _e307 {
+        let _e155 = active_39_;
+        if _e155 {
             r17_ = i32(local_index);
-        }
-        let _e312 = active_39_;
-        if _e312 {
             r18_ = 256i;
-        }
-        let _e316 = active_39_;
-        if _e316 {
             r19_ = 1024i;
-        }
-        let _e320 = active_39_;
-        if _e320 {
-            let _e322 = r18_;
-            r20_ = _e322;
-        }
-        let _e325 = active_39_;
-        if _e325 {
-            let _e327 = r17_;
-            e_21_ = _e327;
-        }
-        let _e330 = active_39_;
-        entry_48_ = _e330;
-        broken_49_ = false;
-        left_51_ = false;
-        loop {
-            continued_50_ = false;
-            let _e340 = entry_48_;
-            let _e342 = exited_40_;
-            let _e344 = broken_49_;
-            let _e346 = continued_50_;
-            active_39_ = (_e340 && !((_e342 || (_e344 || _e346))));
-            let _e353 = vote_number_41_;
-            vote_number_41_ = (_e353 + 1u);
-            let _e358 = active_39_;
-            if _e358 {
-                let _e361 = vote_number_41_;
-                atomicMax((&workgroup_votes), _e361);
-            }
-            workgroupBarrier();
-            if (local_index == 0u) {
-                let _e366 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e366;
-            }
-            let _e369 = workgroupUniformLoad((&workgroup_any));
-            let _e371 = vote_number_41_;
-            if (u32((_e369 == _e371)) == 0u) {
-                left_51_ = true;
-                break;
-            }
-            let _e379 = active_39_;
-            if _e379 {
-                let _e389 = trips_38_;
-                let _e391 = (_e389 + 1u);
-                trips_38_ = _e391;
-                if (_e391 > 4096u) {
+            let _e164 = r18_;
+            r20_ = _e164;
+            let _e167 = r17_;
+            e_21_ = _e167;
+            left_43_ = false;
+            loop {
+                let _e179 = trips_38_;
+                let _e181 = (_e179 + 1u);
+                trips_38_ = _e181;
+                if (_e181 > 4096u) {
                     loop_guard[0u] = 2u;
-                    exited_40_ = true;
-                    active_39_ = false;
+                    left_43_ = true;
+                    break;
+                }
+                {
+                    let _e185 = e_21_;
+                    r22_ = (_e185 < 1024i);
+                    let _e190 = r22_;
+                    r23_ = !(_e190);
+                    let _e194 = r23_;
+                    if _e194 {
+                        left_43_ = true;
+                        break;
+                    }
+                    let _e198 = e_21_;
+                    r24_ = (_e198 / 32i);
+                    let _e203 = r24_;
+                    i_25_ = _e203;
+                    let _e206 = e_21_;
+                    r26_ = (_e206 % 32i);
+                    let _e211 = r26_;
+                    j_27_ = _e211;
+                    let _e214 = c_5_;
+                    let _e216 = i_25_;
+                    r28_ = (_e214 + _e216);
+                    let _e221 = params.C;
+                    r29_ = _e221;
+                    let _e224 = r28_;
+                    let _e226 = r29_;
+                    r30_ = (_e224 < _e226);
+                    let _e230 = r30_;
+                    r31_ = _e230;
+                    let _e233 = r31_;
+                    if _e233 {
+                        let _e235 = r_2_;
+                        let _e237 = j_27_;
+                        r32_ = (_e235 + _e237);
+                        let _e242 = params.R;
+                        r33_ = _e242;
+                        let _e245 = r32_;
+                        let _e247 = r33_;
+                        r34_ = (_e245 < _e247);
+                        let _e251 = r34_;
+                        r31_ = _e251;
+                    }
+                    let _e254 = r31_;
+                    if _e254 {
+                        let _e256 = c_5_;
+                        let _e258 = i_25_;
+                        r35_ = (_e256 + _e258);
+                        let _e262 = r_2_;
+                        let _e264 = j_27_;
+                        r36_ = (_e262 + _e264);
+                        let _e270 = j_27_;
+                        let _e272 = i_25_;
+                        let _e278 = tile0_t[bitcast<u32>(((_e270 * 33i) + _e272))];
+                        r37_ = _e278;
+                        let _e281 = r37_;
+                        let _e287 = params.R;
+                        let _e289 = r35_;
+                        let _e291 = r36_;
+                        Out[bitcast<u32>(((_e289 * _e287) + _e291))] = _e281;
+                    }
+                }
+                continuing {
+                    let _e298 = e_21_;
+                    let _e300 = r20_;
+                    e_21_ = (_e298 + _e300);
                 }
             }
-            {
-                let _e395 = active_39_;
-                if _e395 {
-                    let _e397 = e_21_;
-                    r22_ = (_e397 < 1024i);
-                }
-                let _e402 = active_39_;
-                if _e402 {
-                    let _e404 = r22_;
-                    r23_ = !(_e404);
-                }
-                let _e408 = active_39_;
-                saved_52_ = _e408;
-                let _e411 = r23_;
-                let _e413 = saved_52_;
-                let _e414 = (_e413 && _e411);
-                taken_53_ = _e414;
-                active_39_ = _e414;
-                {
-                    let _e418 = active_39_;
-                    let _e420 = broken_49_;
-                    broken_49_ = (_e420 || _e418);
-                    active_39_ = false;
-                }
-                let _e426 = saved_52_;
-                let _e428 = taken_53_;
-                let _e432 = exited_40_;
-                let _e434 = broken_49_;
-                let _e436 = continued_50_;
-                active_39_ = ((_e426 && !(_e428)) && !((_e432 || (_e434 || _e436))));
-                {
-                }
-                let _e443 = saved_52_;
-                let _e445 = exited_40_;
-                let _e447 = broken_49_;
-                let _e449 = continued_50_;
-                active_39_ = (_e443 && !((_e445 || (_e447 || _e449))));
-                let _e456 = active_39_;
-                if _e456 {
-                    let _e458 = e_21_;
-                    r24_ = (_e458 / 32i);
-                }
-                let _e463 = active_39_;
-                if _e463 {
-                    let _e465 = r24_;
-                    i_25_ = _e465;
-                }
-                let _e468 = active_39_;
-                if _e468 {
-                    let _e470 = e_21_;
-                    r26_ = (_e470 % 32i);
-                }
-                let _e475 = active_39_;
-                if _e475 {
-                    let _e477 = r26_;
-                    j_27_ = _e477;
-                }
-                let _e480 = active_39_;
-                if _e480 {
-                    let _e482 = c_5_;
-                    let _e484 = i_25_;
-                    r28_ = (_e482 + _e484);
-                }
-                let _e488 = active_39_;
-                if _e488 {
-                    let _e491 = params.C;
-                    r29_ = _e491;
-                }
-                let _e494 = active_39_;
-                if _e494 {
-                    let _e496 = r28_;
-                    let _e498 = r29_;
-                    r30_ = (_e496 < _e498);
-                }
-                let _e502 = active_39_;
-                if _e502 {
-                    let _e504 = r30_;
-                    r31_ = _e504;
-                }
-                let _e507 = active_39_;
-                saved_54_ = _e507;
-                let _e510 = r31_;
-                let _e512 = saved_54_;
-                let _e513 = (_e512 && _e510);
-                taken_55_ = _e513;
-                active_39_ = _e513;
-                {
-                    let _e517 = active_39_;
-                    if _e517 {
-                        let _e519 = r_2_;
-                        let _e521 = j_27_;
-                        r32_ = (_e519 + _e521);
-                    }
-                    let _e525 = active_39_;
-                    if _e525 {
-                        let _e528 = params.R;
-                        r33_ = _e528;
-                    }
-                    let _e531 = active_39_;
-                    if _e531 {
-                        let _e533 = r32_;
-                        let _e535 = r33_;
-                        r34_ = (_e533 < _e535);
-                    }
-                    let _e539 = active_39_;
-                    if _e539 {
-                        let _e541 = r34_;
-                        r31_ = _e541;
-                    }
-                }
-                let _e544 = saved_54_;
-                let _e546 = taken_55_;
-                let _e550 = exited_40_;
-                let _e552 = broken_49_;
-                let _e554 = continued_50_;
-                active_39_ = ((_e544 && !(_e546)) && !((_e550 || (_e552 || _e554))));
-                {
-                }
-                let _e561 = saved_54_;
-                let _e563 = exited_40_;
-                let _e565 = broken_49_;
-                let _e567 = continued_50_;
-                active_39_ = (_e561 && !((_e563 || (_e565 || _e567))));
-                let _e574 = active_39_;
-                saved_56_ = _e574;
-                let _e577 = r31_;
-                let _e579 = saved_56_;
-                let _e580 = (_e579 && _e577);
-                taken_57_ = _e580;
-                active_39_ = _e580;
-                {
-                    let _e584 = active_39_;
-                    if _e584 {
-                        let _e586 = c_5_;
-                        let _e588 = i_25_;
-                        r35_ = (_e586 + _e588);
-                    }
-                    let _e592 = active_39_;
-                    if _e592 {
-                        let _e594 = r_2_;
-                        let _e596 = j_27_;
-                        r36_ = (_e594 + _e596);
-                    }
-                    let _e600 = active_39_;
-                    if _e600 {
-                        let _e604 = j_27_;
-                        let _e606 = i_25_;
-                        let _e612 = tile0_t[bitcast<u32>(((_e604 * 33i) + _e606))];
-                        r37_ = _e612;
-                    }
-                    let _e615 = active_39_;
-                    if _e615 {
-                        let _e617 = r37_;
-                        let _e623 = params.R;
-                        let _e625 = r35_;
-                        let _e627 = r36_;
-                        Out[bitcast<u32>(((_e625 * _e623) + _e627))] = _e617;
-                    }
-                }
-                let _e634 = saved_56_;
-                let _e636 = taken_57_;
-                let _e640 = exited_40_;
-                let _e642 = broken_49_;
-                let _e644 = continued_50_;
-                active_39_ = ((_e634 && !(_e636)) && !((_e640 || (_e642 || _e644))));
-                {
-                }
-                let _e651 = saved_56_;
-                let _e653 = exited_40_;
-                let _e655 = broken_49_;
-                let _e657 = continued_50_;
-                active_39_ = (_e651 && !((_e653 || (_e655 || _e657))));
-            }
-            continuing {
-                let _e664 = entry_48_;
-                continued_50_ = false;
-                let _e668 = exited_40_;
-                let _e670 = broken_49_;
-                let _e672 = continued_50_;
-                active_39_ = (_e664 && !((_e668 || (_e670 || _e672))));
-                {
-                    let _e679 = active_39_;
-                    if _e679 {
-                        let _e681 = e_21_;
-                        let _e683 = r20_;
-                        e_21_ = (_e681 + _e683);
-                    }
-                }
+            let _e304 = left_43_;
+            if !(_e304) {
+                loop_guard[0u] = 2147483650u;
             }
         }
-        let _e687 = left_51_;
-        if !(_e687) {
-            loop_guard[0u] = 2147483650u;
-        }
-        let _e694 = entry_48_;
-        let _e696 = exited_40_;
-        active_39_ = (_e694 && !(_e696));
     }
 }

@@ -53,15 +53,9 @@ fn tessera_warp_reduce(@builtin(local_invocation_index) local_index: u32, @built
     var active_27_: bool;
     var exited_28_: bool;
     var vote_number_29_: u32;
-    var saved_30_: bool;
-    var taken_31_: bool;
+    var tree_30_: u32;
+    var tree_31_: u32;
     var tree_32_: u32;
-    var tree_33_: u32;
-    var tree_34_: u32;
-    var saved_35_: bool;
-    var taken_36_: bool;
-    var saved_37_: bool;
-    var taken_38_: bool;
 
     active_27_ = true;
     exited_28_ = false;
@@ -70,386 +64,266 @@ fn tessera_warp_reduce(@builtin(local_invocation_index) local_index: u32, @built
         let _e7 = active_27_;
         if _e7 {
             r0_ = i32(block.x);
-        }
-        let _e13 = active_27_;
-        if _e13 {
             r1_ = 128i;
-        }
-        let _e17 = active_27_;
-        if _e17 {
-            let _e19 = r0_;
-            let _e21 = r1_;
-            r2_ = (_e19 * _e21);
-        }
-        let _e25 = active_27_;
-        if _e25 {
+            let _e15 = r0_;
+            let _e17 = r1_;
+            r2_ = (_e15 * _e17);
             r3_ = i32(local_index);
-        }
-        let _e30 = active_27_;
-        if _e30 {
-            let _e32 = r2_;
-            let _e34 = r3_;
-            r4_ = (_e32 + _e34);
-        }
-        let _e38 = active_27_;
-        if _e38 {
-            let _e40 = r4_;
-            i_5_ = _e40;
-        }
-        let _e43 = active_27_;
-        if _e43 {
+            let _e24 = r2_;
+            let _e26 = r3_;
+            r4_ = (_e24 + _e26);
+            let _e30 = r4_;
+            i_5_ = _e30;
             r6_ = i32(block.x);
-        }
-        let _e49 = active_27_;
-        if _e49 {
             r7_ = 4i;
-        }
-        let _e53 = active_27_;
-        if _e53 {
-            let _e55 = r6_;
-            let _e57 = r7_;
-            r8_ = (_e55 * _e57);
-        }
-        let _e61 = active_27_;
-        if _e61 {
+            let _e39 = r6_;
+            let _e41 = r7_;
+            r8_ = (_e39 * _e41);
             r9_ = (i32(local_index) / 32i);
-        }
-        let _e68 = active_27_;
-        if _e68 {
-            let _e70 = r8_;
-            let _e72 = r9_;
-            r10_ = (_e70 + _e72);
-        }
-        let _e76 = active_27_;
-        if _e76 {
-            let _e78 = r10_;
-            w_11_ = _e78;
-        }
-        let _e81 = active_27_;
-        if _e81 {
+            let _e50 = r8_;
+            let _e52 = r9_;
+            r10_ = (_e50 + _e52);
+            let _e56 = r10_;
+            w_11_ = _e56;
             x_12_ = 0i;
-        }
-        let _e85 = active_27_;
-        if _e85 {
-            let _e88 = params.N;
-            r13_ = _e88;
-        }
-        let _e91 = active_27_;
-        if _e91 {
-            let _e93 = i_5_;
-            let _e95 = r13_;
-            r14_ = (_e93 < _e95);
-        }
-        let _e99 = active_27_;
-        saved_30_ = _e99;
-        let _e102 = r14_;
-        let _e104 = saved_30_;
-        let _e105 = (_e104 && _e102);
-        taken_31_ = _e105;
-        active_27_ = _e105;
-        {
-            let _e109 = active_27_;
-            if _e109 {
-                let _e114 = i_5_;
-                let _e118 = X[bitcast<u32>(_e114)];
-                r15_ = _e118;
-            }
-            let _e121 = active_27_;
-            if _e121 {
-                let _e123 = r15_;
-                x_12_ = _e123;
+            let _e62 = params.N;
+            r13_ = _e62;
+            let _e65 = i_5_;
+            let _e67 = r13_;
+            r14_ = (_e65 < _e67);
+            let _e71 = r14_;
+            if _e71 {
+                let _e76 = i_5_;
+                let _e80 = X[bitcast<u32>(_e76)];
+                r15_ = _e80;
+                let _e83 = r15_;
+                x_12_ = _e83;
             }
         }
-        let _e126 = saved_30_;
-        let _e128 = taken_31_;
-        let _e132 = exited_28_;
-        active_27_ = ((_e126 && !(_e128)) && !(_e132));
-        {
+        workgroupBarrier();
+        let _e86 = x_12_;
+        let _e88 = active_27_;
+        let _e91 = select(0u, bitcast<u32>(_e86), _e88);
+        let _e95 = (i32(local_index) % 32i);
+        let _e98 = (i32(local_index) - _e95);
+        let _e102 = min(32i, (128i - _e98));
+        tree_30_ = _e91;
+        let _e104 = (_e98 + _e95);
+        lane_values[bitcast<u32>(_e104)] = _e91;
+        workgroupBarrier();
+        let _e109 = (_e95 + 16i);
+        let _e110 = (_e109 < _e102);
+        let _e116 = lane_values[bitcast<u32>(select(_e104, (_e98 + _e109), _e110))];
+        let _e120 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<i32>(_e120) + bitcast<i32>(select(0u, _e116, _e110))));
+        workgroupBarrier();
+        let _e127 = tree_30_;
+        lane_values[bitcast<u32>(_e104)] = _e127;
+        workgroupBarrier();
+        let _e132 = (_e95 + 8i);
+        let _e133 = (_e132 < _e102);
+        let _e139 = lane_values[bitcast<u32>(select(_e104, (_e98 + _e132), _e133))];
+        let _e143 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<i32>(_e143) + bitcast<i32>(select(0u, _e139, _e133))));
+        workgroupBarrier();
+        let _e150 = tree_30_;
+        lane_values[bitcast<u32>(_e104)] = _e150;
+        workgroupBarrier();
+        let _e155 = (_e95 + 4i);
+        let _e156 = (_e155 < _e102);
+        let _e162 = lane_values[bitcast<u32>(select(_e104, (_e98 + _e155), _e156))];
+        let _e166 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<i32>(_e166) + bitcast<i32>(select(0u, _e162, _e156))));
+        workgroupBarrier();
+        let _e173 = tree_30_;
+        lane_values[bitcast<u32>(_e104)] = _e173;
+        workgroupBarrier();
+        let _e178 = (_e95 + 2i);
+        let _e179 = (_e178 < _e102);
+        let _e185 = lane_values[bitcast<u32>(select(_e104, (_e98 + _e178), _e179))];
+        let _e189 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<i32>(_e189) + bitcast<i32>(select(0u, _e185, _e179))));
+        workgroupBarrier();
+        let _e196 = tree_30_;
+        lane_values[bitcast<u32>(_e104)] = _e196;
+        workgroupBarrier();
+        let _e201 = (_e95 + 1i);
+        let _e202 = (_e201 < _e102);
+        let _e208 = lane_values[bitcast<u32>(select(_e104, (_e98 + _e201), _e202))];
+        let _e212 = tree_30_;
+        tree_30_ = bitcast<u32>((bitcast<i32>(_e212) + bitcast<i32>(select(0u, _e208, _e202))));
+        workgroupBarrier();
+        let _e219 = tree_30_;
+        lane_values[bitcast<u32>(_e104)] = _e219;
+        workgroupBarrier();
+        let _e226 = lane_values[bitcast<u32>(_e98)];
+        let _e229 = active_27_;
+        if _e229 {
+            r16_ = bitcast<i32>(_e226);
         }
-        let _e137 = saved_30_;
-        let _e139 = exited_28_;
-        active_27_ = (_e137 && !(_e139));
-        workgroupBarrier();
-        let _e144 = x_12_;
-        let _e146 = active_27_;
-        let _e149 = select(0u, bitcast<u32>(_e144), _e146);
-        let _e153 = (i32(local_index) % 32i);
-        let _e156 = (i32(local_index) - _e153);
-        let _e160 = min(32i, (128i - _e156));
-        tree_32_ = _e149;
-        let _e162 = (_e156 + _e153);
-        lane_values[bitcast<u32>(_e162)] = _e149;
-        workgroupBarrier();
-        let _e167 = (_e153 + 16i);
-        let _e168 = (_e167 < _e160);
-        let _e174 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e167), _e168))];
-        let _e178 = tree_32_;
-        tree_32_ = bitcast<u32>((bitcast<i32>(_e178) + bitcast<i32>(select(0u, _e174, _e168))));
-        workgroupBarrier();
-        let _e185 = tree_32_;
-        lane_values[bitcast<u32>(_e162)] = _e185;
-        workgroupBarrier();
-        let _e190 = (_e153 + 8i);
-        let _e191 = (_e190 < _e160);
-        let _e197 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e190), _e191))];
-        let _e201 = tree_32_;
-        tree_32_ = bitcast<u32>((bitcast<i32>(_e201) + bitcast<i32>(select(0u, _e197, _e191))));
-        workgroupBarrier();
-        let _e208 = tree_32_;
-        lane_values[bitcast<u32>(_e162)] = _e208;
-        workgroupBarrier();
-        let _e213 = (_e153 + 4i);
-        let _e214 = (_e213 < _e160);
-        let _e220 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e213), _e214))];
-        let _e224 = tree_32_;
-        tree_32_ = bitcast<u32>((bitcast<i32>(_e224) + bitcast<i32>(select(0u, _e220, _e214))));
-        workgroupBarrier();
-        let _e231 = tree_32_;
-        lane_values[bitcast<u32>(_e162)] = _e231;
-        workgroupBarrier();
-        let _e236 = (_e153 + 2i);
-        let _e237 = (_e236 < _e160);
-        let _e243 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e236), _e237))];
-        let _e247 = tree_32_;
-        tree_32_ = bitcast<u32>((bitcast<i32>(_e247) + bitcast<i32>(select(0u, _e243, _e237))));
-        workgroupBarrier();
-        let _e254 = tree_32_;
-        lane_values[bitcast<u32>(_e162)] = _e254;
-        workgroupBarrier();
-        let _e259 = (_e153 + 1i);
-        let _e260 = (_e259 < _e160);
-        let _e266 = lane_values[bitcast<u32>(select(_e162, (_e156 + _e259), _e260))];
-        let _e270 = tree_32_;
-        tree_32_ = bitcast<u32>((bitcast<i32>(_e270) + bitcast<i32>(select(0u, _e266, _e260))));
-        workgroupBarrier();
-        let _e277 = tree_32_;
-        lane_values[bitcast<u32>(_e162)] = _e277;
-        workgroupBarrier();
-        let _e284 = lane_values[bitcast<u32>(_e156)];
-        let _e287 = active_27_;
-        if _e287 {
-            r16_ = bitcast<i32>(_e284);
-        }
-        let _e290 = active_27_;
-        if _e290 {
-            let _e292 = r16_;
-            s_17_ = _e292;
+        let _e232 = active_27_;
+        if _e232 {
+            let _e234 = r16_;
+            s_17_ = _e234;
         }
         workgroupBarrier();
-        let _e295 = x_12_;
-        let _e297 = active_27_;
-        let _e300 = select(2147483648u, bitcast<u32>(_e295), _e297);
-        let _e304 = (i32(local_index) % 32i);
-        let _e307 = (i32(local_index) - _e304);
-        let _e311 = min(32i, (128i - _e307));
-        tree_33_ = _e300;
-        let _e313 = (_e307 + _e304);
-        lane_values[bitcast<u32>(_e313)] = _e300;
+        let _e237 = x_12_;
+        let _e239 = active_27_;
+        let _e242 = select(2147483648u, bitcast<u32>(_e237), _e239);
+        let _e246 = (i32(local_index) % 32i);
+        let _e249 = (i32(local_index) - _e246);
+        let _e253 = min(32i, (128i - _e249));
+        tree_31_ = _e242;
+        let _e255 = (_e249 + _e246);
+        lane_values[bitcast<u32>(_e255)] = _e242;
         workgroupBarrier();
-        let _e318 = (_e304 + 16i);
-        let _e319 = (_e318 < _e311);
-        let _e325 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e318), _e319))];
-        let _e329 = tree_33_;
-        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e329), bitcast<i32>(select(2147483648u, _e325, _e319))));
+        let _e260 = (_e246 + 16i);
+        let _e261 = (_e260 < _e253);
+        let _e267 = lane_values[bitcast<u32>(select(_e255, (_e249 + _e260), _e261))];
+        let _e271 = tree_31_;
+        tree_31_ = bitcast<u32>(max(bitcast<i32>(_e271), bitcast<i32>(select(2147483648u, _e267, _e261))));
         workgroupBarrier();
-        let _e336 = tree_33_;
-        lane_values[bitcast<u32>(_e313)] = _e336;
+        let _e278 = tree_31_;
+        lane_values[bitcast<u32>(_e255)] = _e278;
         workgroupBarrier();
-        let _e341 = (_e304 + 8i);
-        let _e342 = (_e341 < _e311);
-        let _e348 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e341), _e342))];
-        let _e352 = tree_33_;
-        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e352), bitcast<i32>(select(2147483648u, _e348, _e342))));
+        let _e283 = (_e246 + 8i);
+        let _e284 = (_e283 < _e253);
+        let _e290 = lane_values[bitcast<u32>(select(_e255, (_e249 + _e283), _e284))];
+        let _e294 = tree_31_;
+        tree_31_ = bitcast<u32>(max(bitcast<i32>(_e294), bitcast<i32>(select(2147483648u, _e290, _e284))));
         workgroupBarrier();
-        let _e359 = tree_33_;
-        lane_values[bitcast<u32>(_e313)] = _e359;
+        let _e301 = tree_31_;
+        lane_values[bitcast<u32>(_e255)] = _e301;
         workgroupBarrier();
-        let _e364 = (_e304 + 4i);
-        let _e365 = (_e364 < _e311);
-        let _e371 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e364), _e365))];
-        let _e375 = tree_33_;
-        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e375), bitcast<i32>(select(2147483648u, _e371, _e365))));
+        let _e306 = (_e246 + 4i);
+        let _e307 = (_e306 < _e253);
+        let _e313 = lane_values[bitcast<u32>(select(_e255, (_e249 + _e306), _e307))];
+        let _e317 = tree_31_;
+        tree_31_ = bitcast<u32>(max(bitcast<i32>(_e317), bitcast<i32>(select(2147483648u, _e313, _e307))));
         workgroupBarrier();
-        let _e382 = tree_33_;
-        lane_values[bitcast<u32>(_e313)] = _e382;
+        let _e324 = tree_31_;
+        lane_values[bitcast<u32>(_e255)] = _e324;
         workgroupBarrier();
-        let _e387 = (_e304 + 2i);
-        let _e388 = (_e387 < _e311);
-        let _e394 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e387), _e388))];
-        let _e398 = tree_33_;
-        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e398), bitcast<i32>(select(2147483648u, _e394, _e388))));
+        let _e329 = (_e246 + 2i);
+        let _e330 = (_e329 < _e253);
+        let _e336 = lane_values[bitcast<u32>(select(_e255, (_e249 + _e329), _e330))];
+        let _e340 = tree_31_;
+        tree_31_ = bitcast<u32>(max(bitcast<i32>(_e340), bitcast<i32>(select(2147483648u, _e336, _e330))));
         workgroupBarrier();
-        let _e405 = tree_33_;
-        lane_values[bitcast<u32>(_e313)] = _e405;
+        let _e347 = tree_31_;
+        lane_values[bitcast<u32>(_e255)] = _e347;
         workgroupBarrier();
-        let _e410 = (_e304 + 1i);
-        let _e411 = (_e410 < _e311);
-        let _e417 = lane_values[bitcast<u32>(select(_e313, (_e307 + _e410), _e411))];
-        let _e421 = tree_33_;
-        tree_33_ = bitcast<u32>(max(bitcast<i32>(_e421), bitcast<i32>(select(2147483648u, _e417, _e411))));
+        let _e352 = (_e246 + 1i);
+        let _e353 = (_e352 < _e253);
+        let _e359 = lane_values[bitcast<u32>(select(_e255, (_e249 + _e352), _e353))];
+        let _e363 = tree_31_;
+        tree_31_ = bitcast<u32>(max(bitcast<i32>(_e363), bitcast<i32>(select(2147483648u, _e359, _e353))));
         workgroupBarrier();
-        let _e428 = tree_33_;
-        lane_values[bitcast<u32>(_e313)] = _e428;
+        let _e370 = tree_31_;
+        lane_values[bitcast<u32>(_e255)] = _e370;
         workgroupBarrier();
-        let _e435 = lane_values[bitcast<u32>(_e307)];
-        let _e438 = active_27_;
-        if _e438 {
-            r18_ = bitcast<i32>(_e435);
+        let _e377 = lane_values[bitcast<u32>(_e249)];
+        let _e380 = active_27_;
+        if _e380 {
+            r18_ = bitcast<i32>(_e377);
         }
-        let _e441 = active_27_;
-        if _e441 {
-            let _e443 = r18_;
-            hi_19_ = _e443;
+        let _e383 = active_27_;
+        if _e383 {
+            let _e385 = r18_;
+            hi_19_ = _e385;
         }
         workgroupBarrier();
-        let _e446 = x_12_;
-        let _e448 = active_27_;
-        let _e451 = select(2147483647u, bitcast<u32>(_e446), _e448);
-        let _e455 = (i32(local_index) % 32i);
-        let _e458 = (i32(local_index) - _e455);
-        let _e462 = min(32i, (128i - _e458));
-        tree_34_ = _e451;
-        let _e464 = (_e458 + _e455);
-        lane_values[bitcast<u32>(_e464)] = _e451;
+        let _e388 = x_12_;
+        let _e390 = active_27_;
+        let _e393 = select(2147483647u, bitcast<u32>(_e388), _e390);
+        let _e397 = (i32(local_index) % 32i);
+        let _e400 = (i32(local_index) - _e397);
+        let _e404 = min(32i, (128i - _e400));
+        tree_32_ = _e393;
+        let _e406 = (_e400 + _e397);
+        lane_values[bitcast<u32>(_e406)] = _e393;
         workgroupBarrier();
-        let _e469 = (_e455 + 16i);
-        let _e470 = (_e469 < _e462);
-        let _e476 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e469), _e470))];
-        let _e480 = tree_34_;
-        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e480), bitcast<i32>(select(2147483647u, _e476, _e470))));
+        let _e411 = (_e397 + 16i);
+        let _e412 = (_e411 < _e404);
+        let _e418 = lane_values[bitcast<u32>(select(_e406, (_e400 + _e411), _e412))];
+        let _e422 = tree_32_;
+        tree_32_ = bitcast<u32>(min(bitcast<i32>(_e422), bitcast<i32>(select(2147483647u, _e418, _e412))));
         workgroupBarrier();
-        let _e487 = tree_34_;
-        lane_values[bitcast<u32>(_e464)] = _e487;
+        let _e429 = tree_32_;
+        lane_values[bitcast<u32>(_e406)] = _e429;
         workgroupBarrier();
-        let _e492 = (_e455 + 8i);
-        let _e493 = (_e492 < _e462);
-        let _e499 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e492), _e493))];
-        let _e503 = tree_34_;
-        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e503), bitcast<i32>(select(2147483647u, _e499, _e493))));
+        let _e434 = (_e397 + 8i);
+        let _e435 = (_e434 < _e404);
+        let _e441 = lane_values[bitcast<u32>(select(_e406, (_e400 + _e434), _e435))];
+        let _e445 = tree_32_;
+        tree_32_ = bitcast<u32>(min(bitcast<i32>(_e445), bitcast<i32>(select(2147483647u, _e441, _e435))));
         workgroupBarrier();
-        let _e510 = tree_34_;
-        lane_values[bitcast<u32>(_e464)] = _e510;
+        let _e452 = tree_32_;
+        lane_values[bitcast<u32>(_e406)] = _e452;
         workgroupBarrier();
-        let _e515 = (_e455 + 4i);
-        let _e516 = (_e515 < _e462);
-        let _e522 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e515), _e516))];
-        let _e526 = tree_34_;
-        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e526), bitcast<i32>(select(2147483647u, _e522, _e516))));
+        let _e457 = (_e397 + 4i);
+        let _e458 = (_e457 < _e404);
+        let _e464 = lane_values[bitcast<u32>(select(_e406, (_e400 + _e457), _e458))];
+        let _e468 = tree_32_;
+        tree_32_ = bitcast<u32>(min(bitcast<i32>(_e468), bitcast<i32>(select(2147483647u, _e464, _e458))));
         workgroupBarrier();
-        let _e533 = tree_34_;
-        lane_values[bitcast<u32>(_e464)] = _e533;
+        let _e475 = tree_32_;
+        lane_values[bitcast<u32>(_e406)] = _e475;
         workgroupBarrier();
-        let _e538 = (_e455 + 2i);
-        let _e539 = (_e538 < _e462);
-        let _e545 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e538), _e539))];
-        let _e549 = tree_34_;
-        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e549), bitcast<i32>(select(2147483647u, _e545, _e539))));
+        let _e480 = (_e397 + 2i);
+        let _e481 = (_e480 < _e404);
+        let _e487 = lane_values[bitcast<u32>(select(_e406, (_e400 + _e480), _e481))];
+        let _e491 = tree_32_;
+        tree_32_ = bitcast<u32>(min(bitcast<i32>(_e491), bitcast<i32>(select(2147483647u, _e487, _e481))));
         workgroupBarrier();
-        let _e556 = tree_34_;
-        lane_values[bitcast<u32>(_e464)] = _e556;
+        let _e498 = tree_32_;
+        lane_values[bitcast<u32>(_e406)] = _e498;
         workgroupBarrier();
-        let _e561 = (_e455 + 1i);
-        let _e562 = (_e561 < _e462);
-        let _e568 = lane_values[bitcast<u32>(select(_e464, (_e458 + _e561), _e562))];
-        let _e572 = tree_34_;
-        tree_34_ = bitcast<u32>(min(bitcast<i32>(_e572), bitcast<i32>(select(2147483647u, _e568, _e562))));
+        let _e503 = (_e397 + 1i);
+        let _e504 = (_e503 < _e404);
+        let _e510 = lane_values[bitcast<u32>(select(_e406, (_e400 + _e503), _e504))];
+        let _e514 = tree_32_;
+        tree_32_ = bitcast<u32>(min(bitcast<i32>(_e514), bitcast<i32>(select(2147483647u, _e510, _e504))));
         workgroupBarrier();
-        let _e579 = tree_34_;
-        lane_values[bitcast<u32>(_e464)] = _e579;
+        let _e521 = tree_32_;
+        lane_values[bitcast<u32>(_e406)] = _e521;
         workgroupBarrier();
-        let _e586 = lane_values[bitcast<u32>(_e458)];
-        let _e589 = active_27_;
-        if _e589 {
-            r20_ = bitcast<i32>(_e586);
+        let _e528 = lane_values[bitcast<u32>(_e400)];
+        let _e531 = active_27_;
+        if _e531 {
+            r20_ = bitcast<i32>(_e528);
         }
-        let _e592 = active_27_;
-        if _e592 {
-            let _e594 = r20_;
-            lo_21_ = _e594;
-        }
-        let _e597 = active_27_;
-        if _e597 {
+        let _e534 = active_27_;
+        if _e534 {
+            let _e536 = r20_;
+            lo_21_ = _e536;
             r22_ = (i32(local_index) % 32i);
-        }
-        let _e604 = active_27_;
-        if _e604 {
-            let _e606 = r22_;
-            r23_ = (_e606 == 0i);
-        }
-        let _e611 = active_27_;
-        if _e611 {
-            let _e613 = r23_;
-            r24_ = _e613;
-        }
-        let _e616 = active_27_;
-        saved_35_ = _e616;
-        let _e619 = r24_;
-        let _e621 = saved_35_;
-        let _e622 = (_e621 && _e619);
-        taken_36_ = _e622;
-        active_27_ = _e622;
-        {
-            let _e626 = active_27_;
-            if _e626 {
-                let _e629 = params.W;
-                r25_ = _e629;
+            let _e544 = r22_;
+            r23_ = (_e544 == 0i);
+            let _e549 = r23_;
+            r24_ = _e549;
+            let _e552 = r24_;
+            if _e552 {
+                let _e555 = params.W;
+                r25_ = _e555;
+                let _e558 = w_11_;
+                let _e560 = r25_;
+                r26_ = (_e558 < _e560);
+                let _e564 = r26_;
+                r24_ = _e564;
             }
-            let _e632 = active_27_;
-            if _e632 {
-                let _e634 = w_11_;
-                let _e636 = r25_;
-                r26_ = (_e634 < _e636);
-            }
-            let _e640 = active_27_;
-            if _e640 {
-                let _e642 = r26_;
-                r24_ = _e642;
+            let _e567 = r24_;
+            if _e567 {
+                let _e569 = s_17_;
+                let _e574 = w_11_;
+                Sum[bitcast<u32>(_e574)] = _e569;
+                let _e579 = hi_19_;
+                let _e584 = w_11_;
+                Max[bitcast<u32>(_e584)] = _e579;
+                let _e589 = lo_21_;
+                let _e594 = w_11_;
+                Min[bitcast<u32>(_e594)] = _e589;
             }
         }
-        let _e645 = saved_35_;
-        let _e647 = taken_36_;
-        let _e651 = exited_28_;
-        active_27_ = ((_e645 && !(_e647)) && !(_e651));
-        {
-        }
-        let _e656 = saved_35_;
-        let _e658 = exited_28_;
-        active_27_ = (_e656 && !(_e658));
-        let _e663 = active_27_;
-        saved_37_ = _e663;
-        let _e666 = r24_;
-        let _e668 = saved_37_;
-        let _e669 = (_e668 && _e666);
-        taken_38_ = _e669;
-        active_27_ = _e669;
-        {
-            let _e673 = active_27_;
-            if _e673 {
-                let _e675 = s_17_;
-                let _e680 = w_11_;
-                Sum[bitcast<u32>(_e680)] = _e675;
-            }
-            let _e685 = active_27_;
-            if _e685 {
-                let _e687 = hi_19_;
-                let _e692 = w_11_;
-                Max[bitcast<u32>(_e692)] = _e687;
-            }
-            let _e697 = active_27_;
-            if _e697 {
-                let _e699 = lo_21_;
-                let _e704 = w_11_;
-                Min[bitcast<u32>(_e704)] = _e699;
-            }
-        }
-        let _e709 = saved_37_;
-        let _e711 = taken_38_;
-        let _e715 = exited_28_;
-        active_27_ = ((_e709 && !(_e711)) && !(_e715));
-        {
-        }
-        let _e720 = saved_37_;
-        let _e722 = exited_28_;
-        active_27_ = (_e720 && !(_e722));
     }
 }

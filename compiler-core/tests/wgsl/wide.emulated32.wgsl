@@ -1203,48 +1203,26 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
     var active_1176_: bool;
     var exited_1177_: bool;
     var vote_number_1178_: u32;
-    var saved_1179_: bool;
-    var taken_1180_: bool;
-    var saved_1181_: bool;
-    var taken_1182_: bool;
-    var entry_1183_: bool;
-    var broken_1184_: bool;
-    var continued_1185_: bool;
-    var saved_1186_: bool;
-    var taken_1187_: bool;
-    var saved_1188_: bool;
-    var taken_1189_: bool;
-    var entry_1190_: bool;
-    var broken_1191_: bool;
-    var continued_1192_: bool;
-    var saved_1193_: bool;
-    var taken_1194_: bool;
-    var saved_1195_: bool;
-    var taken_1196_: bool;
+    var entry_1179_: bool;
+    var broken_1180_: bool;
+    var continued_1181_: bool;
+    var saved_1182_: bool;
+    var taken_1183_: bool;
+    var entry_1184_: bool;
+    var broken_1185_: bool;
+    var continued_1186_: bool;
+    var saved_1187_: bool;
+    var taken_1188_: bool;
+    var entry_1189_: bool;
+    var broken_1190_: bool;
+    var continued_1191_: bool;
+    var saved_1192_: bool;
+    var taken_1193_: bool;
+    var entry_1194_: bool;
+    var broken_1195_: bool;
+    var continued_1196_: bool;
     var saved_1197_: bool;
     var taken_1198_: bool;
-    var entry_1199_: bool;
-    var broken_1200_: bool;
-    var continued_1201_: bool;
-    var saved_1202_: bool;
-    var taken_1203_: bool;
-    var entry_1204_: bool;
-    var broken_1205_: bool;
-    var continued_1206_: bool;
-    var saved_1207_: bool;
-    var taken_1208_: bool;
-    var entry_1209_: bool;
-    var broken_1210_: bool;
-    var continued_1211_: bool;
-    var saved_1212_: bool;
-    var taken_1213_: bool;
-    var entry_1214_: bool;
-    var broken_1215_: bool;
-    var continued_1216_: bool;
-    var saved_1217_: bool;
-    var taken_1218_: bool;
-    var saved_1219_: bool;
-    var taken_1220_: bool;
 
     active_1176_ = true;
     exited_1177_ = false;
@@ -1253,9484 +1231,4558 @@ fn tessera_wide(@builtin(local_invocation_index) local_index: u32, @builtin(work
         let _e7 = active_1176_;
         if _e7 {
             r0_ = i32(block.x);
-        }
-        let _e13 = active_1176_;
-        if _e13 {
             r1_ = 60i;
-        }
-        let _e17 = active_1176_;
-        if _e17 {
-            let _e19 = r0_;
-            let _e21 = r1_;
-            r2_ = (_e19 * _e21);
-        }
-        let _e25 = active_1176_;
-        if _e25 {
+            let _e15 = r0_;
+            let _e17 = r1_;
+            r2_ = (_e15 * _e17);
             r3_ = i32(local_index);
-        }
-        let _e30 = active_1176_;
-        if _e30 {
-            let _e32 = r2_;
-            let _e34 = r3_;
-            r4_ = (_e32 + _e34);
-        }
-        let _e38 = active_1176_;
-        if _e38 {
-            let _e40 = r4_;
-            i_5_ = _e40;
-        }
-        let _e43 = active_1176_;
-        if _e43 {
-            let _e46 = params.N;
-            r6_ = _e46;
-        }
-        let _e49 = active_1176_;
-        if _e49 {
-            let _e51 = i_5_;
-            let _e53 = r6_;
-            r7_ = (_e51 < _e53);
-        }
-        let _e57 = active_1176_;
-        saved_1179_ = _e57;
-        let _e60 = r7_;
-        let _e62 = saved_1179_;
-        let _e63 = (_e62 && _e60);
-        taken_1180_ = _e63;
-        active_1176_ = _e63;
-        {
-            let _e67 = active_1176_;
-            if _e67 {
-                let _e73 = i_5_;
-                let _e80 = A[bitcast<u32>(((_e73 * 2i) + 0i))];
-                r8_ = _e80;
-            }
-            let _e83 = active_1176_;
-            if _e83 {
-                let _e89 = i_5_;
-                let _e96 = A[bitcast<u32>(((_e89 * 2i) + 1i))];
-                r190_ = _e96;
-            }
-            let _e99 = active_1176_;
-            if _e99 {
-                let _e101 = r8_;
-                a_u002e_lo_9_ = _e101;
-            }
-            let _e104 = active_1176_;
-            if _e104 {
-                let _e106 = r190_;
-                a_u002e_hi_191_ = _e106;
-            }
-            let _e109 = active_1176_;
-            if _e109 {
-                let _e115 = i_5_;
-                let _e122 = B[bitcast<u32>(((_e115 * 2i) + 0i))];
-                r10_ = _e122;
-            }
-            let _e125 = active_1176_;
-            if _e125 {
-                let _e131 = i_5_;
-                let _e138 = B[bitcast<u32>(((_e131 * 2i) + 1i))];
-                r192_ = _e138;
-            }
-            let _e141 = active_1176_;
-            if _e141 {
-                let _e143 = r10_;
-                r301_ = (_e143 | 1u);
-            }
-            let _e148 = active_1176_;
-            if _e148 {
-                let _e150 = r192_;
-                r302_ = (_e150 | 0u);
-            }
-            let _e155 = active_1176_;
-            if _e155 {
-                let _e157 = r301_;
-                r11_ = _e157;
-            }
-            let _e160 = active_1176_;
-            if _e160 {
-                let _e162 = r302_;
-                r193_ = _e162;
-            }
-            let _e165 = active_1176_;
-            if _e165 {
-                let _e167 = r11_;
-                b_u002e_lo_12_ = _e167;
-            }
-            let _e170 = active_1176_;
-            if _e170 {
-                let _e172 = r193_;
-                b_u002e_hi_194_ = _e172;
-            }
-            let _e175 = active_1176_;
-            if _e175 {
-                let _e177 = a_u002e_lo_9_;
-                r13_ = _e177;
-            }
-            let _e180 = active_1176_;
-            if _e180 {
-                let _e182 = a_u002e_hi_191_;
-                r195_ = _e182;
-            }
-            let _e185 = active_1176_;
-            if _e185 {
-                let _e187 = r13_;
-                c_u002e_lo_14_ = _e187;
-            }
-            let _e190 = active_1176_;
-            if _e190 {
-                let _e192 = r195_;
-                c_u002e_hi_196_ = _e192;
-            }
-            let _e195 = active_1176_;
-            if _e195 {
-                let _e197 = b_u002e_lo_12_;
-                r15_ = _e197;
-            }
-            let _e200 = active_1176_;
-            if _e200 {
-                let _e202 = b_u002e_hi_194_;
-                r197_ = _e202;
-            }
-            let _e205 = active_1176_;
-            if _e205 {
-                let _e207 = r15_;
-                d_u002e_lo_16_ = _e207;
-            }
-            let _e210 = active_1176_;
-            if _e210 {
-                let _e212 = r197_;
-                d_u002e_hi_198_ = _e212;
-            }
-            let _e215 = active_1176_;
-            if _e215 {
-                let _e217 = a_u002e_lo_9_;
-                r303_ = (_e217 & 65535u);
-            }
-            let _e222 = active_1176_;
-            if _e222 {
-                let _e224 = a_u002e_lo_9_;
-                r304_ = (_e224 >> bitcast<u32>(16u));
-            }
-            let _e230 = active_1176_;
-            if _e230 {
-                let _e232 = b_u002e_lo_12_;
-                r305_ = (_e232 & 65535u);
-            }
-            let _e237 = active_1176_;
-            if _e237 {
-                let _e239 = b_u002e_lo_12_;
-                r306_ = (_e239 >> bitcast<u32>(16u));
-            }
-            let _e245 = active_1176_;
-            if _e245 {
-                let _e247 = r303_;
-                let _e249 = r305_;
-                r307_ = (_e247 * _e249);
-            }
-            let _e253 = active_1176_;
-            if _e253 {
-                let _e255 = r303_;
-                let _e257 = r306_;
-                r308_ = (_e255 * _e257);
-            }
-            let _e261 = active_1176_;
-            if _e261 {
-                let _e263 = r304_;
-                let _e265 = r305_;
-                r309_ = (_e263 * _e265);
-            }
-            let _e269 = active_1176_;
-            if _e269 {
-                let _e271 = r304_;
-                let _e273 = r306_;
-                r310_ = (_e271 * _e273);
-            }
-            let _e277 = active_1176_;
-            if _e277 {
-                let _e279 = r308_;
-                r311_ = (_e279 & 65535u);
-            }
-            let _e284 = active_1176_;
-            if _e284 {
-                let _e286 = r308_;
-                r312_ = (_e286 >> bitcast<u32>(16u));
-            }
-            let _e292 = active_1176_;
-            if _e292 {
-                let _e294 = r309_;
-                r313_ = (_e294 & 65535u);
-            }
-            let _e299 = active_1176_;
-            if _e299 {
-                let _e301 = r309_;
-                r314_ = (_e301 >> bitcast<u32>(16u));
-            }
-            let _e307 = active_1176_;
-            if _e307 {
-                let _e309 = r307_;
-                r315_ = (_e309 >> bitcast<u32>(16u));
-            }
-            let _e315 = active_1176_;
-            if _e315 {
-                let _e317 = r315_;
-                let _e319 = r311_;
-                r316_ = (_e317 + _e319);
-            }
-            let _e323 = active_1176_;
-            if _e323 {
-                let _e325 = r316_;
-                let _e327 = r313_;
-                r317_ = (_e325 + _e327);
-            }
-            let _e331 = active_1176_;
-            if _e331 {
-                let _e333 = a_u002e_lo_9_;
-                let _e335 = b_u002e_lo_12_;
-                r318_ = (_e333 * _e335);
-            }
-            let _e339 = active_1176_;
-            if _e339 {
-                let _e341 = r310_;
-                let _e343 = r312_;
-                r319_ = (_e341 + _e343);
-            }
-            let _e347 = active_1176_;
-            if _e347 {
-                let _e349 = r319_;
-                let _e351 = r314_;
-                r320_ = (_e349 + _e351);
-            }
-            let _e355 = active_1176_;
-            if _e355 {
-                let _e357 = r317_;
-                r321_ = (_e357 >> bitcast<u32>(16u));
-            }
-            let _e363 = active_1176_;
-            if _e363 {
-                let _e365 = r320_;
-                let _e367 = r321_;
-                r322_ = (_e365 + _e367);
-            }
-            let _e371 = active_1176_;
-            if _e371 {
-                let _e373 = a_u002e_lo_9_;
-                let _e375 = b_u002e_hi_194_;
-                r323_ = (_e373 * _e375);
-            }
-            let _e379 = active_1176_;
-            if _e379 {
-                let _e381 = a_u002e_hi_191_;
-                let _e383 = b_u002e_lo_12_;
-                r324_ = (_e381 * _e383);
-            }
-            let _e387 = active_1176_;
-            if _e387 {
-                let _e389 = r322_;
-                let _e391 = r323_;
-                r325_ = (_e389 + _e391);
-            }
-            let _e395 = active_1176_;
-            if _e395 {
-                let _e397 = r325_;
-                let _e399 = r324_;
-                r326_ = (_e397 + _e399);
-            }
-            let _e403 = active_1176_;
-            if _e403 {
-                let _e405 = r318_;
-                r17_ = _e405;
-            }
-            let _e408 = active_1176_;
-            if _e408 {
-                let _e410 = r326_;
-                r199_ = _e410;
-            }
-            let _e413 = active_1176_;
-            if _e413 {
-                let _e415 = a_u002e_lo_9_;
-                let _e417 = b_u002e_lo_12_;
-                r327_ = (_e415 - _e417);
-            }
-            let _e421 = active_1176_;
-            if _e421 {
-                let _e423 = a_u002e_lo_9_;
-                let _e425 = b_u002e_lo_12_;
-                r328_ = (_e423 < _e425);
-            }
-            let _e429 = active_1176_;
-            if _e429 {
-                let _e431 = r328_;
-                r329_ = u32(_e431);
-            }
-            let _e435 = active_1176_;
-            if _e435 {
-                let _e437 = a_u002e_hi_191_;
-                let _e439 = b_u002e_hi_194_;
-                r330_ = (_e437 - _e439);
-            }
-            let _e443 = active_1176_;
-            if _e443 {
-                let _e445 = r330_;
-                let _e447 = r329_;
-                r331_ = (_e445 - _e447);
-            }
-            let _e451 = active_1176_;
-            if _e451 {
-                let _e453 = r327_;
-                r18_ = _e453;
-            }
-            let _e456 = active_1176_;
-            if _e456 {
-                let _e458 = r331_;
-                r200_ = _e458;
-            }
-            let _e461 = active_1176_;
-            if _e461 {
-                let _e463 = r17_;
-                let _e465 = r18_;
-                r332_ = (_e463 + _e465);
-            }
-            let _e469 = active_1176_;
-            if _e469 {
-                let _e471 = r332_;
-                let _e473 = r17_;
-                r333_ = (_e471 < _e473);
-            }
-            let _e477 = active_1176_;
-            if _e477 {
-                let _e479 = r333_;
-                r334_ = u32(_e479);
-            }
-            let _e483 = active_1176_;
-            if _e483 {
-                let _e485 = r199_;
-                let _e487 = r200_;
-                r335_ = (_e485 + _e487);
-            }
-            let _e491 = active_1176_;
-            if _e491 {
-                let _e493 = r335_;
-                let _e495 = r334_;
-                r336_ = (_e493 + _e495);
-            }
-            let _e499 = active_1176_;
-            if _e499 {
-                let _e501 = r332_;
-                r19_ = _e501;
-            }
-            let _e504 = active_1176_;
-            if _e504 {
-                let _e506 = r336_;
-                r201_ = _e506;
-            }
-            let _e509 = active_1176_;
-            if _e509 {
-                let _e511 = r19_;
-                let _e518 = i_5_;
-                R[bitcast<u32>(((((_e518 * 18i) + 0i) * 2i) + 0i))] = _e511;
-            }
-            let _e529 = active_1176_;
-            if _e529 {
-                let _e531 = r201_;
-                let _e538 = i_5_;
-                R[bitcast<u32>(((((_e538 * 18i) + 0i) * 2i) + 1i))] = _e531;
-            }
-            let _e549 = active_1176_;
-            if _e549 {
-                let _e551 = b_u002e_lo_12_;
-                let _e553 = b_u002e_hi_194_;
-                r337_ = (_e551 | _e553);
-            }
-            let _e557 = active_1176_;
-            if _e557 {
-                let _e559 = r337_;
-                r338_ = (_e559 != 0u);
-            }
-            let _e564 = active_1176_;
-            if _e564 {
-                let _e566 = r338_;
-                r339_ = u32(_e566);
-            }
-            let _e570 = active_1176_;
-            if _e570 {
-                let _e572 = a_u002e_lo_9_;
-                r340_ = bitcast<i32>(_e572);
-            }
-            let _e576 = active_1176_;
-            if _e576 {
-                let _e578 = r339_;
-                r341_ = bitcast<i32>(_e578);
-            }
-            let _e582 = active_1176_;
-            if _e582 {
-                let _e584 = r340_;
-                let _e586 = r341_;
-                r342_ = (_e584 % _e586);
-            }
-            let _e590 = active_1176_;
-            if _e590 {
-                let _e592 = a_u002e_hi_191_;
-                r343_ = bitcast<i32>(_e592);
-            }
-            let _e596 = active_1176_;
-            if _e596 {
-                let _e598 = r343_;
-                r344_ = (_e598 < 0i);
-            }
-            let _e603 = active_1176_;
-            if _e603 {
-                let _e606 = a_u002e_lo_9_;
-                r345_ = (0u - _e606);
-            }
-            let _e610 = active_1176_;
-            if _e610 {
-                let _e613 = a_u002e_lo_9_;
-                r346_ = (0u < _e613);
-            }
-            let _e617 = active_1176_;
-            if _e617 {
-                let _e619 = r346_;
-                r347_ = u32(_e619);
-            }
-            let _e623 = active_1176_;
-            if _e623 {
-                let _e626 = a_u002e_hi_191_;
-                r348_ = (0u - _e626);
-            }
-            let _e630 = active_1176_;
-            if _e630 {
-                let _e632 = r348_;
-                let _e634 = r347_;
-                r349_ = (_e632 - _e634);
-            }
-            let _e638 = active_1176_;
-            if _e638 {
-                let _e640 = r344_;
-                let _e642 = r345_;
-                let _e644 = a_u002e_lo_9_;
-                r350_ = select(_e644, _e642, _e640);
-            }
-            let _e648 = active_1176_;
-            if _e648 {
-                let _e650 = r344_;
-                let _e652 = r349_;
-                let _e654 = a_u002e_hi_191_;
-                r351_ = select(_e654, _e652, _e650);
-            }
-            let _e658 = active_1176_;
-            if _e658 {
-                let _e660 = b_u002e_hi_194_;
-                r352_ = bitcast<i32>(_e660);
-            }
-            let _e664 = active_1176_;
-            if _e664 {
-                let _e666 = r352_;
-                r353_ = (_e666 < 0i);
-            }
-            let _e671 = active_1176_;
-            if _e671 {
-                let _e674 = b_u002e_lo_12_;
-                r354_ = (0u - _e674);
-            }
-            let _e678 = active_1176_;
-            if _e678 {
-                let _e681 = b_u002e_lo_12_;
-                r355_ = (0u < _e681);
-            }
-            let _e685 = active_1176_;
-            if _e685 {
-                let _e687 = r355_;
-                r356_ = u32(_e687);
-            }
-            let _e691 = active_1176_;
-            if _e691 {
-                let _e694 = b_u002e_hi_194_;
-                r357_ = (0u - _e694);
-            }
-            let _e698 = active_1176_;
-            if _e698 {
-                let _e700 = r357_;
-                let _e702 = r356_;
-                r358_ = (_e700 - _e702);
-            }
-            let _e706 = active_1176_;
-            if _e706 {
-                let _e708 = r353_;
-                let _e710 = r354_;
-                let _e712 = b_u002e_lo_12_;
-                r359_ = select(_e712, _e710, _e708);
-            }
-            let _e716 = active_1176_;
-            if _e716 {
-                let _e718 = r353_;
-                let _e720 = r358_;
-                let _e722 = b_u002e_hi_194_;
-                r360_ = select(_e722, _e720, _e718);
-            }
-            let _e726 = active_1176_;
-            if _e726 {
-                let _e728 = r351_;
-                let _e730 = r360_;
-                r365_ = (_e728 | _e730);
-            }
-            let _e734 = active_1176_;
-            if _e734 {
-                let _e736 = r365_;
-                r366_ = (_e736 == 0u);
-            }
-            let _e741 = active_1176_;
-            saved_1181_ = _e741;
-            let _e744 = r366_;
-            let _e746 = saved_1181_;
-            let _e747 = (_e746 && _e744);
-            taken_1182_ = _e747;
-            active_1176_ = _e747;
-            {
-                let _e751 = active_1176_;
-                if _e751 {
-                    let _e753 = r350_;
-                    let _e755 = r359_;
-                    r361_ = (_e753 / _e755);
-                }
-                let _e759 = active_1176_;
-                if _e759 {
-                    let _e761 = r350_;
-                    let _e763 = r359_;
-                    r363_ = (_e761 % _e763);
-                }
-                let _e767 = active_1176_;
-                if _e767 {
+            let _e24 = r2_;
+            let _e26 = r3_;
+            r4_ = (_e24 + _e26);
+            let _e30 = r4_;
+            i_5_ = _e30;
+            let _e34 = params.N;
+            r6_ = _e34;
+            let _e37 = i_5_;
+            let _e39 = r6_;
+            r7_ = (_e37 < _e39);
+            let _e43 = r7_;
+            if _e43 {
+                let _e49 = i_5_;
+                let _e56 = A[bitcast<u32>(((_e49 * 2i) + 0i))];
+                r8_ = _e56;
+                let _e63 = i_5_;
+                let _e70 = A[bitcast<u32>(((_e63 * 2i) + 1i))];
+                r190_ = _e70;
+                let _e73 = r8_;
+                a_u002e_lo_9_ = _e73;
+                let _e76 = r190_;
+                a_u002e_hi_191_ = _e76;
+                let _e83 = i_5_;
+                let _e90 = B[bitcast<u32>(((_e83 * 2i) + 0i))];
+                r10_ = _e90;
+                let _e97 = i_5_;
+                let _e104 = B[bitcast<u32>(((_e97 * 2i) + 1i))];
+                r192_ = _e104;
+                let _e107 = r10_;
+                r301_ = (_e107 | 1u);
+                let _e112 = r192_;
+                r302_ = (_e112 | 0u);
+                let _e117 = r301_;
+                r11_ = _e117;
+                let _e120 = r302_;
+                r193_ = _e120;
+                let _e123 = r11_;
+                b_u002e_lo_12_ = _e123;
+                let _e126 = r193_;
+                b_u002e_hi_194_ = _e126;
+                let _e129 = a_u002e_lo_9_;
+                r13_ = _e129;
+                let _e132 = a_u002e_hi_191_;
+                r195_ = _e132;
+                let _e135 = r13_;
+                c_u002e_lo_14_ = _e135;
+                let _e138 = r195_;
+                c_u002e_hi_196_ = _e138;
+                let _e141 = b_u002e_lo_12_;
+                r15_ = _e141;
+                let _e144 = b_u002e_hi_194_;
+                r197_ = _e144;
+                let _e147 = r15_;
+                d_u002e_lo_16_ = _e147;
+                let _e150 = r197_;
+                d_u002e_hi_198_ = _e150;
+                let _e153 = a_u002e_lo_9_;
+                r303_ = (_e153 & 65535u);
+                let _e158 = a_u002e_lo_9_;
+                r304_ = (_e158 >> bitcast<u32>(16u));
+                let _e164 = b_u002e_lo_12_;
+                r305_ = (_e164 & 65535u);
+                let _e169 = b_u002e_lo_12_;
+                r306_ = (_e169 >> bitcast<u32>(16u));
+                let _e175 = r303_;
+                let _e177 = r305_;
+                r307_ = (_e175 * _e177);
+                let _e181 = r303_;
+                let _e183 = r306_;
+                r308_ = (_e181 * _e183);
+                let _e187 = r304_;
+                let _e189 = r305_;
+                r309_ = (_e187 * _e189);
+                let _e193 = r304_;
+                let _e195 = r306_;
+                r310_ = (_e193 * _e195);
+                let _e199 = r308_;
+                r311_ = (_e199 & 65535u);
+                let _e204 = r308_;
+                r312_ = (_e204 >> bitcast<u32>(16u));
+                let _e210 = r309_;
+                r313_ = (_e210 & 65535u);
+                let _e215 = r309_;
+                r314_ = (_e215 >> bitcast<u32>(16u));
+                let _e221 = r307_;
+                r315_ = (_e221 >> bitcast<u32>(16u));
+                let _e227 = r315_;
+                let _e229 = r311_;
+                r316_ = (_e227 + _e229);
+                let _e233 = r316_;
+                let _e235 = r313_;
+                r317_ = (_e233 + _e235);
+                let _e239 = a_u002e_lo_9_;
+                let _e241 = b_u002e_lo_12_;
+                r318_ = (_e239 * _e241);
+                let _e245 = r310_;
+                let _e247 = r312_;
+                r319_ = (_e245 + _e247);
+                let _e251 = r319_;
+                let _e253 = r314_;
+                r320_ = (_e251 + _e253);
+                let _e257 = r317_;
+                r321_ = (_e257 >> bitcast<u32>(16u));
+                let _e263 = r320_;
+                let _e265 = r321_;
+                r322_ = (_e263 + _e265);
+                let _e269 = a_u002e_lo_9_;
+                let _e271 = b_u002e_hi_194_;
+                r323_ = (_e269 * _e271);
+                let _e275 = a_u002e_hi_191_;
+                let _e277 = b_u002e_lo_12_;
+                r324_ = (_e275 * _e277);
+                let _e281 = r322_;
+                let _e283 = r323_;
+                r325_ = (_e281 + _e283);
+                let _e287 = r325_;
+                let _e289 = r324_;
+                r326_ = (_e287 + _e289);
+                let _e293 = r318_;
+                r17_ = _e293;
+                let _e296 = r326_;
+                r199_ = _e296;
+                let _e299 = a_u002e_lo_9_;
+                let _e301 = b_u002e_lo_12_;
+                r327_ = (_e299 - _e301);
+                let _e305 = a_u002e_lo_9_;
+                let _e307 = b_u002e_lo_12_;
+                r328_ = (_e305 < _e307);
+                let _e311 = r328_;
+                r329_ = u32(_e311);
+                let _e315 = a_u002e_hi_191_;
+                let _e317 = b_u002e_hi_194_;
+                r330_ = (_e315 - _e317);
+                let _e321 = r330_;
+                let _e323 = r329_;
+                r331_ = (_e321 - _e323);
+                let _e327 = r327_;
+                r18_ = _e327;
+                let _e330 = r331_;
+                r200_ = _e330;
+                let _e333 = r17_;
+                let _e335 = r18_;
+                r332_ = (_e333 + _e335);
+                let _e339 = r332_;
+                let _e341 = r17_;
+                r333_ = (_e339 < _e341);
+                let _e345 = r333_;
+                r334_ = u32(_e345);
+                let _e349 = r199_;
+                let _e351 = r200_;
+                r335_ = (_e349 + _e351);
+                let _e355 = r335_;
+                let _e357 = r334_;
+                r336_ = (_e355 + _e357);
+                let _e361 = r332_;
+                r19_ = _e361;
+                let _e364 = r336_;
+                r201_ = _e364;
+                let _e367 = r19_;
+                let _e374 = i_5_;
+                R[bitcast<u32>(((((_e374 * 18i) + 0i) * 2i) + 0i))] = _e367;
+                let _e385 = r201_;
+                let _e392 = i_5_;
+                R[bitcast<u32>(((((_e392 * 18i) + 0i) * 2i) + 1i))] = _e385;
+                let _e403 = b_u002e_lo_12_;
+                let _e405 = b_u002e_hi_194_;
+                r337_ = (_e403 | _e405);
+                let _e409 = r337_;
+                r338_ = (_e409 != 0u);
+                let _e414 = r338_;
+                r339_ = u32(_e414);
+                let _e418 = a_u002e_lo_9_;
+                r340_ = bitcast<i32>(_e418);
+                let _e422 = r339_;
+                r341_ = bitcast<i32>(_e422);
+                let _e426 = r340_;
+                let _e428 = r341_;
+                r342_ = (_e426 % _e428);
+                let _e432 = a_u002e_hi_191_;
+                r343_ = bitcast<i32>(_e432);
+                let _e436 = r343_;
+                r344_ = (_e436 < 0i);
+                let _e442 = a_u002e_lo_9_;
+                r345_ = (0u - _e442);
+                let _e447 = a_u002e_lo_9_;
+                r346_ = (0u < _e447);
+                let _e451 = r346_;
+                r347_ = u32(_e451);
+                let _e456 = a_u002e_hi_191_;
+                r348_ = (0u - _e456);
+                let _e460 = r348_;
+                let _e462 = r347_;
+                r349_ = (_e460 - _e462);
+                let _e466 = r344_;
+                let _e468 = r345_;
+                let _e470 = a_u002e_lo_9_;
+                r350_ = select(_e470, _e468, _e466);
+                let _e474 = r344_;
+                let _e476 = r349_;
+                let _e478 = a_u002e_hi_191_;
+                r351_ = select(_e478, _e476, _e474);
+                let _e482 = b_u002e_hi_194_;
+                r352_ = bitcast<i32>(_e482);
+                let _e486 = r352_;
+                r353_ = (_e486 < 0i);
+                let _e492 = b_u002e_lo_12_;
+                r354_ = (0u - _e492);
+                let _e497 = b_u002e_lo_12_;
+                r355_ = (0u < _e497);
+                let _e501 = r355_;
+                r356_ = u32(_e501);
+                let _e506 = b_u002e_hi_194_;
+                r357_ = (0u - _e506);
+                let _e510 = r357_;
+                let _e512 = r356_;
+                r358_ = (_e510 - _e512);
+                let _e516 = r353_;
+                let _e518 = r354_;
+                let _e520 = b_u002e_lo_12_;
+                r359_ = select(_e520, _e518, _e516);
+                let _e524 = r353_;
+                let _e526 = r358_;
+                let _e528 = b_u002e_hi_194_;
+                r360_ = select(_e528, _e526, _e524);
+                let _e532 = r351_;
+                let _e534 = r360_;
+                r365_ = (_e532 | _e534);
+                let _e538 = r365_;
+                r366_ = (_e538 == 0u);
+                let _e543 = r366_;
+                if _e543 {
+                    let _e545 = r350_;
+                    let _e547 = r359_;
+                    r361_ = (_e545 / _e547);
+                    let _e551 = r350_;
+                    let _e553 = r359_;
+                    r363_ = (_e551 % _e553);
                     r362_ = 0u;
-                }
-                let _e771 = active_1176_;
-                if _e771 {
                     r364_ = 0u;
-                }
-            }
-            let _e775 = saved_1181_;
-            let _e777 = taken_1182_;
-            let _e781 = exited_1177_;
-            active_1176_ = ((_e775 && !(_e777)) && !(_e781));
-            {
-                let _e786 = active_1176_;
-                if _e786 {
-                    let _e788 = r350_;
-                    r361_ = _e788;
-                }
-                let _e791 = active_1176_;
-                if _e791 {
-                    let _e793 = r351_;
-                    r362_ = _e793;
-                }
-                let _e796 = active_1176_;
-                if _e796 {
+                } else {
+                    let _e561 = r350_;
+                    r361_ = _e561;
+                    let _e564 = r351_;
+                    r362_ = _e564;
                     r363_ = 0u;
-                }
-                let _e800 = active_1176_;
-                if _e800 {
                     r364_ = 0u;
-                }
-                let _e804 = active_1176_;
-                if _e804 {
                     r377_ = 8u;
-                }
-                let _e808 = active_1176_;
-                entry_1183_ = _e808;
-                broken_1184_ = false;
-                loop {
-                    continued_1185_ = false;
-                    let _e815 = entry_1183_;
-                    let _e817 = exited_1177_;
-                    let _e819 = broken_1184_;
-                    let _e821 = continued_1185_;
-                    active_1176_ = (_e815 && !((_e817 || (_e819 || _e821))));
-                    let _e828 = vote_number_1178_;
-                    vote_number_1178_ = (_e828 + 1u);
-                    let _e833 = active_1176_;
-                    if _e833 {
-                        let _e836 = vote_number_1178_;
-                        atomicMax((&workgroup_votes), _e836);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e841 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e841;
-                    }
-                    let _e844 = workgroupUniformLoad((&workgroup_any));
-                    let _e846 = vote_number_1178_;
-                    if (u32((_e844 == _e846)) == 0u) {
-                        break;
-                    }
-                    {
-                        let _e852 = active_1176_;
-                        if _e852 {
-                            let _e854 = r377_;
-                            r378_ = (_e854 == 0u);
-                        }
-                        let _e859 = active_1176_;
-                        saved_1186_ = _e859;
-                        let _e862 = r378_;
-                        let _e864 = saved_1186_;
-                        let _e865 = (_e864 && _e862);
-                        taken_1187_ = _e865;
-                        active_1176_ = _e865;
-                        {
-                            let _e869 = active_1176_;
-                            let _e871 = broken_1184_;
-                            broken_1184_ = (_e871 || _e869);
-                            active_1176_ = false;
-                        }
-                        let _e877 = saved_1186_;
-                        let _e879 = taken_1187_;
-                        let _e883 = exited_1177_;
-                        let _e885 = broken_1184_;
-                        let _e887 = continued_1185_;
-                        active_1176_ = ((_e877 && !(_e879)) && !((_e883 || (_e885 || _e887))));
-                        {
-                        }
-                        let _e894 = saved_1186_;
-                        let _e896 = exited_1177_;
-                        let _e898 = broken_1184_;
-                        let _e900 = continued_1185_;
-                        active_1176_ = (_e894 && !((_e896 || (_e898 || _e900))));
-                        let _e907 = active_1176_;
-                        if _e907 {
-                            let _e909 = r377_;
-                            r377_ = (_e909 - 1u);
-                        }
-                        let _e914 = active_1176_;
-                        if _e914 {
-                            let _e916 = r362_;
-                            r367_ = (_e916 >> bitcast<u32>(31u));
-                        }
-                        let _e922 = active_1176_;
-                        if _e922 {
-                            let _e924 = r361_;
-                            r368_ = (_e924 >> bitcast<u32>(31u));
-                        }
-                        let _e930 = active_1176_;
-                        if _e930 {
-                            let _e932 = r362_;
-                            r362_ = (_e932 << bitcast<u32>(1u));
-                        }
-                        let _e938 = active_1176_;
-                        if _e938 {
-                            let _e940 = r362_;
-                            let _e942 = r368_;
-                            r362_ = (_e940 | _e942);
-                        }
-                        let _e946 = active_1176_;
-                        if _e946 {
-                            let _e948 = r361_;
-                            r361_ = (_e948 << bitcast<u32>(1u));
-                        }
-                        let _e954 = active_1176_;
-                        if _e954 {
-                            let _e956 = r363_;
-                            r368_ = (_e956 >> bitcast<u32>(31u));
-                        }
-                        let _e962 = active_1176_;
-                        if _e962 {
-                            let _e964 = r364_;
-                            r364_ = (_e964 << bitcast<u32>(1u));
-                        }
-                        let _e970 = active_1176_;
-                        if _e970 {
-                            let _e972 = r364_;
-                            let _e974 = r368_;
-                            r364_ = (_e972 | _e974);
-                        }
-                        let _e978 = active_1176_;
-                        if _e978 {
-                            let _e980 = r363_;
-                            r363_ = (_e980 << bitcast<u32>(1u));
-                        }
-                        let _e986 = active_1176_;
-                        if _e986 {
-                            let _e988 = r363_;
-                            let _e990 = r367_;
-                            r363_ = (_e988 | _e990);
-                        }
-                        let _e994 = active_1176_;
-                        if _e994 {
-                            let _e996 = r364_;
-                            let _e998 = r360_;
-                            r372_ = (_e996 > _e998);
-                        }
-                        let _e1002 = active_1176_;
-                        if _e1002 {
-                            let _e1004 = r364_;
-                            let _e1006 = r360_;
-                            r373_ = (_e1004 == _e1006);
-                        }
-                        let _e1010 = active_1176_;
-                        if _e1010 {
-                            let _e1012 = r363_;
-                            let _e1014 = r359_;
-                            r374_ = (_e1012 >= _e1014);
-                        }
-                        let _e1018 = active_1176_;
-                        if _e1018 {
-                            let _e1020 = r373_;
-                            let _e1022 = r374_;
-                            let _e1024 = r372_;
-                            r375_ = select(_e1024, _e1022, _e1020);
-                        }
-                        let _e1028 = active_1176_;
-                        if _e1028 {
-                            let _e1030 = r363_;
-                            let _e1032 = r359_;
-                            r369_ = (_e1030 - _e1032);
-                        }
-                        let _e1036 = active_1176_;
-                        if _e1036 {
-                            let _e1038 = r363_;
-                            let _e1040 = r359_;
-                            r376_ = (_e1038 < _e1040);
-                        }
-                        let _e1044 = active_1176_;
-                        if _e1044 {
-                            let _e1046 = r376_;
-                            r371_ = u32(_e1046);
-                        }
-                        let _e1050 = active_1176_;
-                        if _e1050 {
-                            let _e1052 = r364_;
-                            let _e1054 = r360_;
-                            r370_ = (_e1052 - _e1054);
-                        }
-                        let _e1058 = active_1176_;
-                        if _e1058 {
-                            let _e1060 = r370_;
-                            let _e1062 = r371_;
-                            r370_ = (_e1060 - _e1062);
-                        }
-                        let _e1066 = active_1176_;
-                        if _e1066 {
-                            let _e1068 = r375_;
-                            let _e1070 = r369_;
-                            let _e1072 = r363_;
-                            r363_ = select(_e1072, _e1070, _e1068);
-                        }
-                        let _e1076 = active_1176_;
-                        if _e1076 {
-                            let _e1078 = r375_;
-                            let _e1080 = r370_;
-                            let _e1082 = r364_;
-                            r364_ = select(_e1082, _e1080, _e1078);
-                        }
-                        let _e1086 = active_1176_;
-                        if _e1086 {
-                            let _e1088 = r375_;
-                            r368_ = u32(_e1088);
-                        }
-                        let _e1092 = active_1176_;
-                        if _e1092 {
-                            let _e1094 = r361_;
-                            let _e1096 = r368_;
-                            r361_ = (_e1094 | _e1096);
-                        }
-                        let _e1100 = active_1176_;
-                        if _e1100 {
-                            let _e1102 = r362_;
-                            r367_ = (_e1102 >> bitcast<u32>(31u));
-                        }
-                        let _e1108 = active_1176_;
-                        if _e1108 {
-                            let _e1110 = r361_;
-                            r368_ = (_e1110 >> bitcast<u32>(31u));
-                        }
-                        let _e1116 = active_1176_;
-                        if _e1116 {
-                            let _e1118 = r362_;
-                            r362_ = (_e1118 << bitcast<u32>(1u));
-                        }
-                        let _e1124 = active_1176_;
-                        if _e1124 {
-                            let _e1126 = r362_;
-                            let _e1128 = r368_;
-                            r362_ = (_e1126 | _e1128);
-                        }
-                        let _e1132 = active_1176_;
-                        if _e1132 {
-                            let _e1134 = r361_;
-                            r361_ = (_e1134 << bitcast<u32>(1u));
-                        }
-                        let _e1140 = active_1176_;
-                        if _e1140 {
-                            let _e1142 = r363_;
-                            r368_ = (_e1142 >> bitcast<u32>(31u));
-                        }
-                        let _e1148 = active_1176_;
-                        if _e1148 {
-                            let _e1150 = r364_;
-                            r364_ = (_e1150 << bitcast<u32>(1u));
-                        }
-                        let _e1156 = active_1176_;
-                        if _e1156 {
-                            let _e1158 = r364_;
-                            let _e1160 = r368_;
-                            r364_ = (_e1158 | _e1160);
-                        }
-                        let _e1164 = active_1176_;
-                        if _e1164 {
-                            let _e1166 = r363_;
-                            r363_ = (_e1166 << bitcast<u32>(1u));
-                        }
-                        let _e1172 = active_1176_;
-                        if _e1172 {
-                            let _e1174 = r363_;
-                            let _e1176 = r367_;
-                            r363_ = (_e1174 | _e1176);
-                        }
-                        let _e1180 = active_1176_;
-                        if _e1180 {
-                            let _e1182 = r364_;
-                            let _e1184 = r360_;
-                            r372_ = (_e1182 > _e1184);
-                        }
-                        let _e1188 = active_1176_;
-                        if _e1188 {
-                            let _e1190 = r364_;
-                            let _e1192 = r360_;
-                            r373_ = (_e1190 == _e1192);
-                        }
-                        let _e1196 = active_1176_;
-                        if _e1196 {
-                            let _e1198 = r363_;
-                            let _e1200 = r359_;
-                            r374_ = (_e1198 >= _e1200);
-                        }
-                        let _e1204 = active_1176_;
-                        if _e1204 {
-                            let _e1206 = r373_;
-                            let _e1208 = r374_;
-                            let _e1210 = r372_;
-                            r375_ = select(_e1210, _e1208, _e1206);
-                        }
-                        let _e1214 = active_1176_;
-                        if _e1214 {
-                            let _e1216 = r363_;
-                            let _e1218 = r359_;
-                            r369_ = (_e1216 - _e1218);
-                        }
-                        let _e1222 = active_1176_;
-                        if _e1222 {
-                            let _e1224 = r363_;
-                            let _e1226 = r359_;
-                            r376_ = (_e1224 < _e1226);
-                        }
-                        let _e1230 = active_1176_;
-                        if _e1230 {
-                            let _e1232 = r376_;
-                            r371_ = u32(_e1232);
-                        }
-                        let _e1236 = active_1176_;
-                        if _e1236 {
-                            let _e1238 = r364_;
-                            let _e1240 = r360_;
-                            r370_ = (_e1238 - _e1240);
-                        }
-                        let _e1244 = active_1176_;
-                        if _e1244 {
-                            let _e1246 = r370_;
-                            let _e1248 = r371_;
-                            r370_ = (_e1246 - _e1248);
-                        }
-                        let _e1252 = active_1176_;
-                        if _e1252 {
-                            let _e1254 = r375_;
-                            let _e1256 = r369_;
-                            let _e1258 = r363_;
-                            r363_ = select(_e1258, _e1256, _e1254);
-                        }
-                        let _e1262 = active_1176_;
-                        if _e1262 {
-                            let _e1264 = r375_;
-                            let _e1266 = r370_;
-                            let _e1268 = r364_;
-                            r364_ = select(_e1268, _e1266, _e1264);
-                        }
-                        let _e1272 = active_1176_;
-                        if _e1272 {
-                            let _e1274 = r375_;
-                            r368_ = u32(_e1274);
-                        }
-                        let _e1278 = active_1176_;
-                        if _e1278 {
-                            let _e1280 = r361_;
-                            let _e1282 = r368_;
-                            r361_ = (_e1280 | _e1282);
-                        }
-                        let _e1286 = active_1176_;
-                        if _e1286 {
-                            let _e1288 = r362_;
-                            r367_ = (_e1288 >> bitcast<u32>(31u));
-                        }
-                        let _e1294 = active_1176_;
-                        if _e1294 {
-                            let _e1296 = r361_;
-                            r368_ = (_e1296 >> bitcast<u32>(31u));
-                        }
-                        let _e1302 = active_1176_;
-                        if _e1302 {
-                            let _e1304 = r362_;
-                            r362_ = (_e1304 << bitcast<u32>(1u));
-                        }
-                        let _e1310 = active_1176_;
-                        if _e1310 {
-                            let _e1312 = r362_;
-                            let _e1314 = r368_;
-                            r362_ = (_e1312 | _e1314);
-                        }
-                        let _e1318 = active_1176_;
-                        if _e1318 {
-                            let _e1320 = r361_;
-                            r361_ = (_e1320 << bitcast<u32>(1u));
-                        }
-                        let _e1326 = active_1176_;
-                        if _e1326 {
-                            let _e1328 = r363_;
-                            r368_ = (_e1328 >> bitcast<u32>(31u));
-                        }
-                        let _e1334 = active_1176_;
-                        if _e1334 {
-                            let _e1336 = r364_;
-                            r364_ = (_e1336 << bitcast<u32>(1u));
-                        }
-                        let _e1342 = active_1176_;
-                        if _e1342 {
-                            let _e1344 = r364_;
-                            let _e1346 = r368_;
-                            r364_ = (_e1344 | _e1346);
-                        }
-                        let _e1350 = active_1176_;
-                        if _e1350 {
-                            let _e1352 = r363_;
-                            r363_ = (_e1352 << bitcast<u32>(1u));
-                        }
-                        let _e1358 = active_1176_;
-                        if _e1358 {
-                            let _e1360 = r363_;
-                            let _e1362 = r367_;
-                            r363_ = (_e1360 | _e1362);
-                        }
-                        let _e1366 = active_1176_;
-                        if _e1366 {
-                            let _e1368 = r364_;
-                            let _e1370 = r360_;
-                            r372_ = (_e1368 > _e1370);
-                        }
-                        let _e1374 = active_1176_;
-                        if _e1374 {
-                            let _e1376 = r364_;
-                            let _e1378 = r360_;
-                            r373_ = (_e1376 == _e1378);
-                        }
-                        let _e1382 = active_1176_;
-                        if _e1382 {
-                            let _e1384 = r363_;
-                            let _e1386 = r359_;
-                            r374_ = (_e1384 >= _e1386);
-                        }
-                        let _e1390 = active_1176_;
-                        if _e1390 {
-                            let _e1392 = r373_;
-                            let _e1394 = r374_;
-                            let _e1396 = r372_;
-                            r375_ = select(_e1396, _e1394, _e1392);
-                        }
-                        let _e1400 = active_1176_;
-                        if _e1400 {
-                            let _e1402 = r363_;
-                            let _e1404 = r359_;
-                            r369_ = (_e1402 - _e1404);
-                        }
-                        let _e1408 = active_1176_;
-                        if _e1408 {
-                            let _e1410 = r363_;
-                            let _e1412 = r359_;
-                            r376_ = (_e1410 < _e1412);
-                        }
-                        let _e1416 = active_1176_;
-                        if _e1416 {
-                            let _e1418 = r376_;
-                            r371_ = u32(_e1418);
-                        }
-                        let _e1422 = active_1176_;
-                        if _e1422 {
-                            let _e1424 = r364_;
-                            let _e1426 = r360_;
-                            r370_ = (_e1424 - _e1426);
-                        }
-                        let _e1430 = active_1176_;
-                        if _e1430 {
-                            let _e1432 = r370_;
-                            let _e1434 = r371_;
-                            r370_ = (_e1432 - _e1434);
-                        }
-                        let _e1438 = active_1176_;
-                        if _e1438 {
-                            let _e1440 = r375_;
-                            let _e1442 = r369_;
-                            let _e1444 = r363_;
-                            r363_ = select(_e1444, _e1442, _e1440);
-                        }
-                        let _e1448 = active_1176_;
-                        if _e1448 {
-                            let _e1450 = r375_;
-                            let _e1452 = r370_;
-                            let _e1454 = r364_;
-                            r364_ = select(_e1454, _e1452, _e1450);
-                        }
-                        let _e1458 = active_1176_;
-                        if _e1458 {
-                            let _e1460 = r375_;
-                            r368_ = u32(_e1460);
-                        }
-                        let _e1464 = active_1176_;
-                        if _e1464 {
-                            let _e1466 = r361_;
-                            let _e1468 = r368_;
-                            r361_ = (_e1466 | _e1468);
-                        }
-                        let _e1472 = active_1176_;
-                        if _e1472 {
-                            let _e1474 = r362_;
-                            r367_ = (_e1474 >> bitcast<u32>(31u));
-                        }
-                        let _e1480 = active_1176_;
-                        if _e1480 {
-                            let _e1482 = r361_;
-                            r368_ = (_e1482 >> bitcast<u32>(31u));
-                        }
-                        let _e1488 = active_1176_;
-                        if _e1488 {
-                            let _e1490 = r362_;
-                            r362_ = (_e1490 << bitcast<u32>(1u));
-                        }
-                        let _e1496 = active_1176_;
-                        if _e1496 {
-                            let _e1498 = r362_;
-                            let _e1500 = r368_;
-                            r362_ = (_e1498 | _e1500);
-                        }
-                        let _e1504 = active_1176_;
-                        if _e1504 {
-                            let _e1506 = r361_;
-                            r361_ = (_e1506 << bitcast<u32>(1u));
-                        }
-                        let _e1512 = active_1176_;
-                        if _e1512 {
-                            let _e1514 = r363_;
-                            r368_ = (_e1514 >> bitcast<u32>(31u));
-                        }
-                        let _e1520 = active_1176_;
-                        if _e1520 {
-                            let _e1522 = r364_;
-                            r364_ = (_e1522 << bitcast<u32>(1u));
-                        }
-                        let _e1528 = active_1176_;
-                        if _e1528 {
-                            let _e1530 = r364_;
-                            let _e1532 = r368_;
-                            r364_ = (_e1530 | _e1532);
-                        }
-                        let _e1536 = active_1176_;
-                        if _e1536 {
-                            let _e1538 = r363_;
-                            r363_ = (_e1538 << bitcast<u32>(1u));
-                        }
-                        let _e1544 = active_1176_;
-                        if _e1544 {
-                            let _e1546 = r363_;
-                            let _e1548 = r367_;
-                            r363_ = (_e1546 | _e1548);
-                        }
-                        let _e1552 = active_1176_;
-                        if _e1552 {
-                            let _e1554 = r364_;
-                            let _e1556 = r360_;
-                            r372_ = (_e1554 > _e1556);
-                        }
-                        let _e1560 = active_1176_;
-                        if _e1560 {
-                            let _e1562 = r364_;
-                            let _e1564 = r360_;
-                            r373_ = (_e1562 == _e1564);
-                        }
-                        let _e1568 = active_1176_;
-                        if _e1568 {
-                            let _e1570 = r363_;
-                            let _e1572 = r359_;
-                            r374_ = (_e1570 >= _e1572);
-                        }
-                        let _e1576 = active_1176_;
-                        if _e1576 {
-                            let _e1578 = r373_;
-                            let _e1580 = r374_;
-                            let _e1582 = r372_;
-                            r375_ = select(_e1582, _e1580, _e1578);
-                        }
-                        let _e1586 = active_1176_;
-                        if _e1586 {
-                            let _e1588 = r363_;
-                            let _e1590 = r359_;
-                            r369_ = (_e1588 - _e1590);
-                        }
-                        let _e1594 = active_1176_;
-                        if _e1594 {
-                            let _e1596 = r363_;
-                            let _e1598 = r359_;
-                            r376_ = (_e1596 < _e1598);
-                        }
-                        let _e1602 = active_1176_;
-                        if _e1602 {
-                            let _e1604 = r376_;
-                            r371_ = u32(_e1604);
-                        }
-                        let _e1608 = active_1176_;
-                        if _e1608 {
-                            let _e1610 = r364_;
-                            let _e1612 = r360_;
-                            r370_ = (_e1610 - _e1612);
-                        }
-                        let _e1616 = active_1176_;
-                        if _e1616 {
-                            let _e1618 = r370_;
-                            let _e1620 = r371_;
-                            r370_ = (_e1618 - _e1620);
-                        }
-                        let _e1624 = active_1176_;
-                        if _e1624 {
-                            let _e1626 = r375_;
-                            let _e1628 = r369_;
-                            let _e1630 = r363_;
-                            r363_ = select(_e1630, _e1628, _e1626);
-                        }
-                        let _e1634 = active_1176_;
-                        if _e1634 {
-                            let _e1636 = r375_;
-                            let _e1638 = r370_;
-                            let _e1640 = r364_;
-                            r364_ = select(_e1640, _e1638, _e1636);
-                        }
-                        let _e1644 = active_1176_;
-                        if _e1644 {
-                            let _e1646 = r375_;
-                            r368_ = u32(_e1646);
-                        }
-                        let _e1650 = active_1176_;
-                        if _e1650 {
-                            let _e1652 = r361_;
-                            let _e1654 = r368_;
-                            r361_ = (_e1652 | _e1654);
-                        }
-                        let _e1658 = active_1176_;
-                        if _e1658 {
-                            let _e1660 = r362_;
-                            r367_ = (_e1660 >> bitcast<u32>(31u));
-                        }
-                        let _e1666 = active_1176_;
-                        if _e1666 {
-                            let _e1668 = r361_;
-                            r368_ = (_e1668 >> bitcast<u32>(31u));
-                        }
-                        let _e1674 = active_1176_;
-                        if _e1674 {
-                            let _e1676 = r362_;
-                            r362_ = (_e1676 << bitcast<u32>(1u));
-                        }
-                        let _e1682 = active_1176_;
-                        if _e1682 {
-                            let _e1684 = r362_;
-                            let _e1686 = r368_;
-                            r362_ = (_e1684 | _e1686);
-                        }
-                        let _e1690 = active_1176_;
-                        if _e1690 {
-                            let _e1692 = r361_;
-                            r361_ = (_e1692 << bitcast<u32>(1u));
-                        }
-                        let _e1698 = active_1176_;
-                        if _e1698 {
-                            let _e1700 = r363_;
-                            r368_ = (_e1700 >> bitcast<u32>(31u));
-                        }
-                        let _e1706 = active_1176_;
-                        if _e1706 {
-                            let _e1708 = r364_;
-                            r364_ = (_e1708 << bitcast<u32>(1u));
-                        }
-                        let _e1714 = active_1176_;
-                        if _e1714 {
-                            let _e1716 = r364_;
-                            let _e1718 = r368_;
-                            r364_ = (_e1716 | _e1718);
-                        }
-                        let _e1722 = active_1176_;
-                        if _e1722 {
-                            let _e1724 = r363_;
-                            r363_ = (_e1724 << bitcast<u32>(1u));
-                        }
-                        let _e1730 = active_1176_;
-                        if _e1730 {
-                            let _e1732 = r363_;
-                            let _e1734 = r367_;
-                            r363_ = (_e1732 | _e1734);
-                        }
-                        let _e1738 = active_1176_;
-                        if _e1738 {
-                            let _e1740 = r364_;
-                            let _e1742 = r360_;
-                            r372_ = (_e1740 > _e1742);
-                        }
-                        let _e1746 = active_1176_;
-                        if _e1746 {
-                            let _e1748 = r364_;
-                            let _e1750 = r360_;
-                            r373_ = (_e1748 == _e1750);
-                        }
-                        let _e1754 = active_1176_;
-                        if _e1754 {
-                            let _e1756 = r363_;
-                            let _e1758 = r359_;
-                            r374_ = (_e1756 >= _e1758);
-                        }
-                        let _e1762 = active_1176_;
-                        if _e1762 {
-                            let _e1764 = r373_;
-                            let _e1766 = r374_;
-                            let _e1768 = r372_;
-                            r375_ = select(_e1768, _e1766, _e1764);
-                        }
-                        let _e1772 = active_1176_;
-                        if _e1772 {
-                            let _e1774 = r363_;
-                            let _e1776 = r359_;
-                            r369_ = (_e1774 - _e1776);
-                        }
-                        let _e1780 = active_1176_;
-                        if _e1780 {
-                            let _e1782 = r363_;
-                            let _e1784 = r359_;
-                            r376_ = (_e1782 < _e1784);
-                        }
-                        let _e1788 = active_1176_;
-                        if _e1788 {
-                            let _e1790 = r376_;
-                            r371_ = u32(_e1790);
-                        }
-                        let _e1794 = active_1176_;
-                        if _e1794 {
-                            let _e1796 = r364_;
-                            let _e1798 = r360_;
-                            r370_ = (_e1796 - _e1798);
-                        }
-                        let _e1802 = active_1176_;
-                        if _e1802 {
-                            let _e1804 = r370_;
-                            let _e1806 = r371_;
-                            r370_ = (_e1804 - _e1806);
-                        }
-                        let _e1810 = active_1176_;
-                        if _e1810 {
-                            let _e1812 = r375_;
-                            let _e1814 = r369_;
-                            let _e1816 = r363_;
-                            r363_ = select(_e1816, _e1814, _e1812);
-                        }
-                        let _e1820 = active_1176_;
-                        if _e1820 {
-                            let _e1822 = r375_;
-                            let _e1824 = r370_;
-                            let _e1826 = r364_;
-                            r364_ = select(_e1826, _e1824, _e1822);
-                        }
-                        let _e1830 = active_1176_;
-                        if _e1830 {
-                            let _e1832 = r375_;
-                            r368_ = u32(_e1832);
-                        }
-                        let _e1836 = active_1176_;
-                        if _e1836 {
-                            let _e1838 = r361_;
-                            let _e1840 = r368_;
-                            r361_ = (_e1838 | _e1840);
-                        }
-                        let _e1844 = active_1176_;
-                        if _e1844 {
-                            let _e1846 = r362_;
-                            r367_ = (_e1846 >> bitcast<u32>(31u));
-                        }
-                        let _e1852 = active_1176_;
-                        if _e1852 {
-                            let _e1854 = r361_;
-                            r368_ = (_e1854 >> bitcast<u32>(31u));
-                        }
-                        let _e1860 = active_1176_;
-                        if _e1860 {
-                            let _e1862 = r362_;
-                            r362_ = (_e1862 << bitcast<u32>(1u));
-                        }
-                        let _e1868 = active_1176_;
-                        if _e1868 {
-                            let _e1870 = r362_;
-                            let _e1872 = r368_;
-                            r362_ = (_e1870 | _e1872);
-                        }
-                        let _e1876 = active_1176_;
-                        if _e1876 {
-                            let _e1878 = r361_;
-                            r361_ = (_e1878 << bitcast<u32>(1u));
-                        }
-                        let _e1884 = active_1176_;
-                        if _e1884 {
-                            let _e1886 = r363_;
-                            r368_ = (_e1886 >> bitcast<u32>(31u));
-                        }
-                        let _e1892 = active_1176_;
-                        if _e1892 {
-                            let _e1894 = r364_;
-                            r364_ = (_e1894 << bitcast<u32>(1u));
-                        }
-                        let _e1900 = active_1176_;
-                        if _e1900 {
-                            let _e1902 = r364_;
-                            let _e1904 = r368_;
-                            r364_ = (_e1902 | _e1904);
-                        }
-                        let _e1908 = active_1176_;
-                        if _e1908 {
-                            let _e1910 = r363_;
-                            r363_ = (_e1910 << bitcast<u32>(1u));
-                        }
-                        let _e1916 = active_1176_;
-                        if _e1916 {
-                            let _e1918 = r363_;
-                            let _e1920 = r367_;
-                            r363_ = (_e1918 | _e1920);
-                        }
-                        let _e1924 = active_1176_;
-                        if _e1924 {
-                            let _e1926 = r364_;
-                            let _e1928 = r360_;
-                            r372_ = (_e1926 > _e1928);
-                        }
-                        let _e1932 = active_1176_;
-                        if _e1932 {
-                            let _e1934 = r364_;
-                            let _e1936 = r360_;
-                            r373_ = (_e1934 == _e1936);
-                        }
-                        let _e1940 = active_1176_;
-                        if _e1940 {
-                            let _e1942 = r363_;
-                            let _e1944 = r359_;
-                            r374_ = (_e1942 >= _e1944);
-                        }
-                        let _e1948 = active_1176_;
-                        if _e1948 {
-                            let _e1950 = r373_;
-                            let _e1952 = r374_;
-                            let _e1954 = r372_;
-                            r375_ = select(_e1954, _e1952, _e1950);
-                        }
-                        let _e1958 = active_1176_;
-                        if _e1958 {
-                            let _e1960 = r363_;
-                            let _e1962 = r359_;
-                            r369_ = (_e1960 - _e1962);
-                        }
-                        let _e1966 = active_1176_;
-                        if _e1966 {
-                            let _e1968 = r363_;
-                            let _e1970 = r359_;
-                            r376_ = (_e1968 < _e1970);
-                        }
-                        let _e1974 = active_1176_;
-                        if _e1974 {
-                            let _e1976 = r376_;
-                            r371_ = u32(_e1976);
-                        }
-                        let _e1980 = active_1176_;
-                        if _e1980 {
-                            let _e1982 = r364_;
-                            let _e1984 = r360_;
-                            r370_ = (_e1982 - _e1984);
-                        }
-                        let _e1988 = active_1176_;
-                        if _e1988 {
-                            let _e1990 = r370_;
-                            let _e1992 = r371_;
-                            r370_ = (_e1990 - _e1992);
-                        }
-                        let _e1996 = active_1176_;
-                        if _e1996 {
-                            let _e1998 = r375_;
-                            let _e2000 = r369_;
-                            let _e2002 = r363_;
-                            r363_ = select(_e2002, _e2000, _e1998);
-                        }
-                        let _e2006 = active_1176_;
-                        if _e2006 {
-                            let _e2008 = r375_;
-                            let _e2010 = r370_;
-                            let _e2012 = r364_;
-                            r364_ = select(_e2012, _e2010, _e2008);
-                        }
-                        let _e2016 = active_1176_;
-                        if _e2016 {
-                            let _e2018 = r375_;
-                            r368_ = u32(_e2018);
-                        }
-                        let _e2022 = active_1176_;
-                        if _e2022 {
-                            let _e2024 = r361_;
-                            let _e2026 = r368_;
-                            r361_ = (_e2024 | _e2026);
-                        }
-                        let _e2030 = active_1176_;
-                        if _e2030 {
-                            let _e2032 = r362_;
-                            r367_ = (_e2032 >> bitcast<u32>(31u));
-                        }
-                        let _e2038 = active_1176_;
-                        if _e2038 {
-                            let _e2040 = r361_;
-                            r368_ = (_e2040 >> bitcast<u32>(31u));
-                        }
-                        let _e2046 = active_1176_;
-                        if _e2046 {
-                            let _e2048 = r362_;
-                            r362_ = (_e2048 << bitcast<u32>(1u));
-                        }
-                        let _e2054 = active_1176_;
-                        if _e2054 {
-                            let _e2056 = r362_;
-                            let _e2058 = r368_;
-                            r362_ = (_e2056 | _e2058);
-                        }
-                        let _e2062 = active_1176_;
-                        if _e2062 {
-                            let _e2064 = r361_;
-                            r361_ = (_e2064 << bitcast<u32>(1u));
-                        }
-                        let _e2070 = active_1176_;
-                        if _e2070 {
-                            let _e2072 = r363_;
-                            r368_ = (_e2072 >> bitcast<u32>(31u));
-                        }
-                        let _e2078 = active_1176_;
-                        if _e2078 {
-                            let _e2080 = r364_;
-                            r364_ = (_e2080 << bitcast<u32>(1u));
-                        }
-                        let _e2086 = active_1176_;
-                        if _e2086 {
-                            let _e2088 = r364_;
-                            let _e2090 = r368_;
-                            r364_ = (_e2088 | _e2090);
-                        }
-                        let _e2094 = active_1176_;
-                        if _e2094 {
-                            let _e2096 = r363_;
-                            r363_ = (_e2096 << bitcast<u32>(1u));
-                        }
-                        let _e2102 = active_1176_;
-                        if _e2102 {
-                            let _e2104 = r363_;
-                            let _e2106 = r367_;
-                            r363_ = (_e2104 | _e2106);
-                        }
-                        let _e2110 = active_1176_;
-                        if _e2110 {
-                            let _e2112 = r364_;
-                            let _e2114 = r360_;
-                            r372_ = (_e2112 > _e2114);
-                        }
-                        let _e2118 = active_1176_;
-                        if _e2118 {
-                            let _e2120 = r364_;
-                            let _e2122 = r360_;
-                            r373_ = (_e2120 == _e2122);
-                        }
-                        let _e2126 = active_1176_;
-                        if _e2126 {
-                            let _e2128 = r363_;
-                            let _e2130 = r359_;
-                            r374_ = (_e2128 >= _e2130);
-                        }
-                        let _e2134 = active_1176_;
-                        if _e2134 {
-                            let _e2136 = r373_;
-                            let _e2138 = r374_;
-                            let _e2140 = r372_;
-                            r375_ = select(_e2140, _e2138, _e2136);
-                        }
-                        let _e2144 = active_1176_;
-                        if _e2144 {
-                            let _e2146 = r363_;
-                            let _e2148 = r359_;
-                            r369_ = (_e2146 - _e2148);
-                        }
-                        let _e2152 = active_1176_;
-                        if _e2152 {
-                            let _e2154 = r363_;
-                            let _e2156 = r359_;
-                            r376_ = (_e2154 < _e2156);
-                        }
-                        let _e2160 = active_1176_;
-                        if _e2160 {
-                            let _e2162 = r376_;
-                            r371_ = u32(_e2162);
-                        }
-                        let _e2166 = active_1176_;
-                        if _e2166 {
-                            let _e2168 = r364_;
-                            let _e2170 = r360_;
-                            r370_ = (_e2168 - _e2170);
-                        }
-                        let _e2174 = active_1176_;
-                        if _e2174 {
-                            let _e2176 = r370_;
-                            let _e2178 = r371_;
-                            r370_ = (_e2176 - _e2178);
-                        }
-                        let _e2182 = active_1176_;
-                        if _e2182 {
-                            let _e2184 = r375_;
-                            let _e2186 = r369_;
-                            let _e2188 = r363_;
-                            r363_ = select(_e2188, _e2186, _e2184);
-                        }
-                        let _e2192 = active_1176_;
-                        if _e2192 {
-                            let _e2194 = r375_;
-                            let _e2196 = r370_;
-                            let _e2198 = r364_;
-                            r364_ = select(_e2198, _e2196, _e2194);
-                        }
-                        let _e2202 = active_1176_;
-                        if _e2202 {
-                            let _e2204 = r375_;
-                            r368_ = u32(_e2204);
-                        }
-                        let _e2208 = active_1176_;
-                        if _e2208 {
-                            let _e2210 = r361_;
-                            let _e2212 = r368_;
-                            r361_ = (_e2210 | _e2212);
-                        }
-                        let _e2216 = active_1176_;
-                        if _e2216 {
-                            let _e2218 = r362_;
-                            r367_ = (_e2218 >> bitcast<u32>(31u));
-                        }
-                        let _e2224 = active_1176_;
-                        if _e2224 {
-                            let _e2226 = r361_;
-                            r368_ = (_e2226 >> bitcast<u32>(31u));
-                        }
-                        let _e2232 = active_1176_;
-                        if _e2232 {
-                            let _e2234 = r362_;
-                            r362_ = (_e2234 << bitcast<u32>(1u));
-                        }
-                        let _e2240 = active_1176_;
-                        if _e2240 {
-                            let _e2242 = r362_;
-                            let _e2244 = r368_;
-                            r362_ = (_e2242 | _e2244);
-                        }
-                        let _e2248 = active_1176_;
-                        if _e2248 {
-                            let _e2250 = r361_;
-                            r361_ = (_e2250 << bitcast<u32>(1u));
-                        }
-                        let _e2256 = active_1176_;
-                        if _e2256 {
-                            let _e2258 = r363_;
-                            r368_ = (_e2258 >> bitcast<u32>(31u));
-                        }
-                        let _e2264 = active_1176_;
-                        if _e2264 {
-                            let _e2266 = r364_;
-                            r364_ = (_e2266 << bitcast<u32>(1u));
-                        }
-                        let _e2272 = active_1176_;
-                        if _e2272 {
-                            let _e2274 = r364_;
-                            let _e2276 = r368_;
-                            r364_ = (_e2274 | _e2276);
-                        }
-                        let _e2280 = active_1176_;
-                        if _e2280 {
-                            let _e2282 = r363_;
-                            r363_ = (_e2282 << bitcast<u32>(1u));
-                        }
-                        let _e2288 = active_1176_;
-                        if _e2288 {
-                            let _e2290 = r363_;
-                            let _e2292 = r367_;
-                            r363_ = (_e2290 | _e2292);
-                        }
-                        let _e2296 = active_1176_;
-                        if _e2296 {
-                            let _e2298 = r364_;
-                            let _e2300 = r360_;
-                            r372_ = (_e2298 > _e2300);
-                        }
-                        let _e2304 = active_1176_;
-                        if _e2304 {
-                            let _e2306 = r364_;
-                            let _e2308 = r360_;
-                            r373_ = (_e2306 == _e2308);
-                        }
-                        let _e2312 = active_1176_;
-                        if _e2312 {
-                            let _e2314 = r363_;
-                            let _e2316 = r359_;
-                            r374_ = (_e2314 >= _e2316);
-                        }
-                        let _e2320 = active_1176_;
-                        if _e2320 {
-                            let _e2322 = r373_;
-                            let _e2324 = r374_;
-                            let _e2326 = r372_;
-                            r375_ = select(_e2326, _e2324, _e2322);
-                        }
-                        let _e2330 = active_1176_;
-                        if _e2330 {
-                            let _e2332 = r363_;
-                            let _e2334 = r359_;
-                            r369_ = (_e2332 - _e2334);
-                        }
-                        let _e2338 = active_1176_;
-                        if _e2338 {
-                            let _e2340 = r363_;
-                            let _e2342 = r359_;
-                            r376_ = (_e2340 < _e2342);
-                        }
-                        let _e2346 = active_1176_;
-                        if _e2346 {
-                            let _e2348 = r376_;
-                            r371_ = u32(_e2348);
-                        }
-                        let _e2352 = active_1176_;
-                        if _e2352 {
-                            let _e2354 = r364_;
-                            let _e2356 = r360_;
-                            r370_ = (_e2354 - _e2356);
-                        }
-                        let _e2360 = active_1176_;
-                        if _e2360 {
-                            let _e2362 = r370_;
-                            let _e2364 = r371_;
-                            r370_ = (_e2362 - _e2364);
-                        }
-                        let _e2368 = active_1176_;
-                        if _e2368 {
-                            let _e2370 = r375_;
-                            let _e2372 = r369_;
-                            let _e2374 = r363_;
-                            r363_ = select(_e2374, _e2372, _e2370);
-                        }
-                        let _e2378 = active_1176_;
-                        if _e2378 {
-                            let _e2380 = r375_;
-                            let _e2382 = r370_;
-                            let _e2384 = r364_;
-                            r364_ = select(_e2384, _e2382, _e2380);
-                        }
-                        let _e2388 = active_1176_;
-                        if _e2388 {
-                            let _e2390 = r375_;
-                            r368_ = u32(_e2390);
-                        }
-                        let _e2394 = active_1176_;
-                        if _e2394 {
-                            let _e2396 = r361_;
-                            let _e2398 = r368_;
-                            r361_ = (_e2396 | _e2398);
-                        }
-                    }
-                    continuing {
-                        let _e2402 = entry_1183_;
-                        continued_1185_ = false;
-                        let _e2406 = exited_1177_;
-                        let _e2408 = broken_1184_;
-                        let _e2410 = continued_1185_;
-                        active_1176_ = (_e2402 && !((_e2406 || (_e2408 || _e2410))));
-                        {
-                        }
+                    loop {
+                        let _e573 = r377_;
+                        r378_ = (_e573 == 0u);
+                        let _e578 = r378_;
+                        if _e578 {
+                            break;
+                        }
+                        let _e580 = r377_;
+                        r377_ = (_e580 - 1u);
+                        let _e585 = r362_;
+                        r367_ = (_e585 >> bitcast<u32>(31u));
+                        let _e591 = r361_;
+                        r368_ = (_e591 >> bitcast<u32>(31u));
+                        let _e597 = r362_;
+                        r362_ = (_e597 << bitcast<u32>(1u));
+                        let _e603 = r362_;
+                        let _e605 = r368_;
+                        r362_ = (_e603 | _e605);
+                        let _e609 = r361_;
+                        r361_ = (_e609 << bitcast<u32>(1u));
+                        let _e615 = r363_;
+                        r368_ = (_e615 >> bitcast<u32>(31u));
+                        let _e621 = r364_;
+                        r364_ = (_e621 << bitcast<u32>(1u));
+                        let _e627 = r364_;
+                        let _e629 = r368_;
+                        r364_ = (_e627 | _e629);
+                        let _e633 = r363_;
+                        r363_ = (_e633 << bitcast<u32>(1u));
+                        let _e639 = r363_;
+                        let _e641 = r367_;
+                        r363_ = (_e639 | _e641);
+                        let _e645 = r364_;
+                        let _e647 = r360_;
+                        r372_ = (_e645 > _e647);
+                        let _e651 = r364_;
+                        let _e653 = r360_;
+                        r373_ = (_e651 == _e653);
+                        let _e657 = r363_;
+                        let _e659 = r359_;
+                        r374_ = (_e657 >= _e659);
+                        let _e663 = r373_;
+                        let _e665 = r374_;
+                        let _e667 = r372_;
+                        r375_ = select(_e667, _e665, _e663);
+                        let _e671 = r363_;
+                        let _e673 = r359_;
+                        r369_ = (_e671 - _e673);
+                        let _e677 = r363_;
+                        let _e679 = r359_;
+                        r376_ = (_e677 < _e679);
+                        let _e683 = r376_;
+                        r371_ = u32(_e683);
+                        let _e687 = r364_;
+                        let _e689 = r360_;
+                        r370_ = (_e687 - _e689);
+                        let _e693 = r370_;
+                        let _e695 = r371_;
+                        r370_ = (_e693 - _e695);
+                        let _e699 = r375_;
+                        let _e701 = r369_;
+                        let _e703 = r363_;
+                        r363_ = select(_e703, _e701, _e699);
+                        let _e707 = r375_;
+                        let _e709 = r370_;
+                        let _e711 = r364_;
+                        r364_ = select(_e711, _e709, _e707);
+                        let _e715 = r375_;
+                        r368_ = u32(_e715);
+                        let _e719 = r361_;
+                        let _e721 = r368_;
+                        r361_ = (_e719 | _e721);
+                        let _e725 = r362_;
+                        r367_ = (_e725 >> bitcast<u32>(31u));
+                        let _e731 = r361_;
+                        r368_ = (_e731 >> bitcast<u32>(31u));
+                        let _e737 = r362_;
+                        r362_ = (_e737 << bitcast<u32>(1u));
+                        let _e743 = r362_;
+                        let _e745 = r368_;
+                        r362_ = (_e743 | _e745);
+                        let _e749 = r361_;
+                        r361_ = (_e749 << bitcast<u32>(1u));
+                        let _e755 = r363_;
+                        r368_ = (_e755 >> bitcast<u32>(31u));
+                        let _e761 = r364_;
+                        r364_ = (_e761 << bitcast<u32>(1u));
+                        let _e767 = r364_;
+                        let _e769 = r368_;
+                        r364_ = (_e767 | _e769);
+                        let _e773 = r363_;
+                        r363_ = (_e773 << bitcast<u32>(1u));
+                        let _e779 = r363_;
+                        let _e781 = r367_;
+                        r363_ = (_e779 | _e781);
+                        let _e785 = r364_;
+                        let _e787 = r360_;
+                        r372_ = (_e785 > _e787);
+                        let _e791 = r364_;
+                        let _e793 = r360_;
+                        r373_ = (_e791 == _e793);
+                        let _e797 = r363_;
+                        let _e799 = r359_;
+                        r374_ = (_e797 >= _e799);
+                        let _e803 = r373_;
+                        let _e805 = r374_;
+                        let _e807 = r372_;
+                        r375_ = select(_e807, _e805, _e803);
+                        let _e811 = r363_;
+                        let _e813 = r359_;
+                        r369_ = (_e811 - _e813);
+                        let _e817 = r363_;
+                        let _e819 = r359_;
+                        r376_ = (_e817 < _e819);
+                        let _e823 = r376_;
+                        r371_ = u32(_e823);
+                        let _e827 = r364_;
+                        let _e829 = r360_;
+                        r370_ = (_e827 - _e829);
+                        let _e833 = r370_;
+                        let _e835 = r371_;
+                        r370_ = (_e833 - _e835);
+                        let _e839 = r375_;
+                        let _e841 = r369_;
+                        let _e843 = r363_;
+                        r363_ = select(_e843, _e841, _e839);
+                        let _e847 = r375_;
+                        let _e849 = r370_;
+                        let _e851 = r364_;
+                        r364_ = select(_e851, _e849, _e847);
+                        let _e855 = r375_;
+                        r368_ = u32(_e855);
+                        let _e859 = r361_;
+                        let _e861 = r368_;
+                        r361_ = (_e859 | _e861);
+                        let _e865 = r362_;
+                        r367_ = (_e865 >> bitcast<u32>(31u));
+                        let _e871 = r361_;
+                        r368_ = (_e871 >> bitcast<u32>(31u));
+                        let _e877 = r362_;
+                        r362_ = (_e877 << bitcast<u32>(1u));
+                        let _e883 = r362_;
+                        let _e885 = r368_;
+                        r362_ = (_e883 | _e885);
+                        let _e889 = r361_;
+                        r361_ = (_e889 << bitcast<u32>(1u));
+                        let _e895 = r363_;
+                        r368_ = (_e895 >> bitcast<u32>(31u));
+                        let _e901 = r364_;
+                        r364_ = (_e901 << bitcast<u32>(1u));
+                        let _e907 = r364_;
+                        let _e909 = r368_;
+                        r364_ = (_e907 | _e909);
+                        let _e913 = r363_;
+                        r363_ = (_e913 << bitcast<u32>(1u));
+                        let _e919 = r363_;
+                        let _e921 = r367_;
+                        r363_ = (_e919 | _e921);
+                        let _e925 = r364_;
+                        let _e927 = r360_;
+                        r372_ = (_e925 > _e927);
+                        let _e931 = r364_;
+                        let _e933 = r360_;
+                        r373_ = (_e931 == _e933);
+                        let _e937 = r363_;
+                        let _e939 = r359_;
+                        r374_ = (_e937 >= _e939);
+                        let _e943 = r373_;
+                        let _e945 = r374_;
+                        let _e947 = r372_;
+                        r375_ = select(_e947, _e945, _e943);
+                        let _e951 = r363_;
+                        let _e953 = r359_;
+                        r369_ = (_e951 - _e953);
+                        let _e957 = r363_;
+                        let _e959 = r359_;
+                        r376_ = (_e957 < _e959);
+                        let _e963 = r376_;
+                        r371_ = u32(_e963);
+                        let _e967 = r364_;
+                        let _e969 = r360_;
+                        r370_ = (_e967 - _e969);
+                        let _e973 = r370_;
+                        let _e975 = r371_;
+                        r370_ = (_e973 - _e975);
+                        let _e979 = r375_;
+                        let _e981 = r369_;
+                        let _e983 = r363_;
+                        r363_ = select(_e983, _e981, _e979);
+                        let _e987 = r375_;
+                        let _e989 = r370_;
+                        let _e991 = r364_;
+                        r364_ = select(_e991, _e989, _e987);
+                        let _e995 = r375_;
+                        r368_ = u32(_e995);
+                        let _e999 = r361_;
+                        let _e1001 = r368_;
+                        r361_ = (_e999 | _e1001);
+                        let _e1005 = r362_;
+                        r367_ = (_e1005 >> bitcast<u32>(31u));
+                        let _e1011 = r361_;
+                        r368_ = (_e1011 >> bitcast<u32>(31u));
+                        let _e1017 = r362_;
+                        r362_ = (_e1017 << bitcast<u32>(1u));
+                        let _e1023 = r362_;
+                        let _e1025 = r368_;
+                        r362_ = (_e1023 | _e1025);
+                        let _e1029 = r361_;
+                        r361_ = (_e1029 << bitcast<u32>(1u));
+                        let _e1035 = r363_;
+                        r368_ = (_e1035 >> bitcast<u32>(31u));
+                        let _e1041 = r364_;
+                        r364_ = (_e1041 << bitcast<u32>(1u));
+                        let _e1047 = r364_;
+                        let _e1049 = r368_;
+                        r364_ = (_e1047 | _e1049);
+                        let _e1053 = r363_;
+                        r363_ = (_e1053 << bitcast<u32>(1u));
+                        let _e1059 = r363_;
+                        let _e1061 = r367_;
+                        r363_ = (_e1059 | _e1061);
+                        let _e1065 = r364_;
+                        let _e1067 = r360_;
+                        r372_ = (_e1065 > _e1067);
+                        let _e1071 = r364_;
+                        let _e1073 = r360_;
+                        r373_ = (_e1071 == _e1073);
+                        let _e1077 = r363_;
+                        let _e1079 = r359_;
+                        r374_ = (_e1077 >= _e1079);
+                        let _e1083 = r373_;
+                        let _e1085 = r374_;
+                        let _e1087 = r372_;
+                        r375_ = select(_e1087, _e1085, _e1083);
+                        let _e1091 = r363_;
+                        let _e1093 = r359_;
+                        r369_ = (_e1091 - _e1093);
+                        let _e1097 = r363_;
+                        let _e1099 = r359_;
+                        r376_ = (_e1097 < _e1099);
+                        let _e1103 = r376_;
+                        r371_ = u32(_e1103);
+                        let _e1107 = r364_;
+                        let _e1109 = r360_;
+                        r370_ = (_e1107 - _e1109);
+                        let _e1113 = r370_;
+                        let _e1115 = r371_;
+                        r370_ = (_e1113 - _e1115);
+                        let _e1119 = r375_;
+                        let _e1121 = r369_;
+                        let _e1123 = r363_;
+                        r363_ = select(_e1123, _e1121, _e1119);
+                        let _e1127 = r375_;
+                        let _e1129 = r370_;
+                        let _e1131 = r364_;
+                        r364_ = select(_e1131, _e1129, _e1127);
+                        let _e1135 = r375_;
+                        r368_ = u32(_e1135);
+                        let _e1139 = r361_;
+                        let _e1141 = r368_;
+                        r361_ = (_e1139 | _e1141);
+                        let _e1145 = r362_;
+                        r367_ = (_e1145 >> bitcast<u32>(31u));
+                        let _e1151 = r361_;
+                        r368_ = (_e1151 >> bitcast<u32>(31u));
+                        let _e1157 = r362_;
+                        r362_ = (_e1157 << bitcast<u32>(1u));
+                        let _e1163 = r362_;
+                        let _e1165 = r368_;
+                        r362_ = (_e1163 | _e1165);
+                        let _e1169 = r361_;
+                        r361_ = (_e1169 << bitcast<u32>(1u));
+                        let _e1175 = r363_;
+                        r368_ = (_e1175 >> bitcast<u32>(31u));
+                        let _e1181 = r364_;
+                        r364_ = (_e1181 << bitcast<u32>(1u));
+                        let _e1187 = r364_;
+                        let _e1189 = r368_;
+                        r364_ = (_e1187 | _e1189);
+                        let _e1193 = r363_;
+                        r363_ = (_e1193 << bitcast<u32>(1u));
+                        let _e1199 = r363_;
+                        let _e1201 = r367_;
+                        r363_ = (_e1199 | _e1201);
+                        let _e1205 = r364_;
+                        let _e1207 = r360_;
+                        r372_ = (_e1205 > _e1207);
+                        let _e1211 = r364_;
+                        let _e1213 = r360_;
+                        r373_ = (_e1211 == _e1213);
+                        let _e1217 = r363_;
+                        let _e1219 = r359_;
+                        r374_ = (_e1217 >= _e1219);
+                        let _e1223 = r373_;
+                        let _e1225 = r374_;
+                        let _e1227 = r372_;
+                        r375_ = select(_e1227, _e1225, _e1223);
+                        let _e1231 = r363_;
+                        let _e1233 = r359_;
+                        r369_ = (_e1231 - _e1233);
+                        let _e1237 = r363_;
+                        let _e1239 = r359_;
+                        r376_ = (_e1237 < _e1239);
+                        let _e1243 = r376_;
+                        r371_ = u32(_e1243);
+                        let _e1247 = r364_;
+                        let _e1249 = r360_;
+                        r370_ = (_e1247 - _e1249);
+                        let _e1253 = r370_;
+                        let _e1255 = r371_;
+                        r370_ = (_e1253 - _e1255);
+                        let _e1259 = r375_;
+                        let _e1261 = r369_;
+                        let _e1263 = r363_;
+                        r363_ = select(_e1263, _e1261, _e1259);
+                        let _e1267 = r375_;
+                        let _e1269 = r370_;
+                        let _e1271 = r364_;
+                        r364_ = select(_e1271, _e1269, _e1267);
+                        let _e1275 = r375_;
+                        r368_ = u32(_e1275);
+                        let _e1279 = r361_;
+                        let _e1281 = r368_;
+                        r361_ = (_e1279 | _e1281);
+                        let _e1285 = r362_;
+                        r367_ = (_e1285 >> bitcast<u32>(31u));
+                        let _e1291 = r361_;
+                        r368_ = (_e1291 >> bitcast<u32>(31u));
+                        let _e1297 = r362_;
+                        r362_ = (_e1297 << bitcast<u32>(1u));
+                        let _e1303 = r362_;
+                        let _e1305 = r368_;
+                        r362_ = (_e1303 | _e1305);
+                        let _e1309 = r361_;
+                        r361_ = (_e1309 << bitcast<u32>(1u));
+                        let _e1315 = r363_;
+                        r368_ = (_e1315 >> bitcast<u32>(31u));
+                        let _e1321 = r364_;
+                        r364_ = (_e1321 << bitcast<u32>(1u));
+                        let _e1327 = r364_;
+                        let _e1329 = r368_;
+                        r364_ = (_e1327 | _e1329);
+                        let _e1333 = r363_;
+                        r363_ = (_e1333 << bitcast<u32>(1u));
+                        let _e1339 = r363_;
+                        let _e1341 = r367_;
+                        r363_ = (_e1339 | _e1341);
+                        let _e1345 = r364_;
+                        let _e1347 = r360_;
+                        r372_ = (_e1345 > _e1347);
+                        let _e1351 = r364_;
+                        let _e1353 = r360_;
+                        r373_ = (_e1351 == _e1353);
+                        let _e1357 = r363_;
+                        let _e1359 = r359_;
+                        r374_ = (_e1357 >= _e1359);
+                        let _e1363 = r373_;
+                        let _e1365 = r374_;
+                        let _e1367 = r372_;
+                        r375_ = select(_e1367, _e1365, _e1363);
+                        let _e1371 = r363_;
+                        let _e1373 = r359_;
+                        r369_ = (_e1371 - _e1373);
+                        let _e1377 = r363_;
+                        let _e1379 = r359_;
+                        r376_ = (_e1377 < _e1379);
+                        let _e1383 = r376_;
+                        r371_ = u32(_e1383);
+                        let _e1387 = r364_;
+                        let _e1389 = r360_;
+                        r370_ = (_e1387 - _e1389);
+                        let _e1393 = r370_;
+                        let _e1395 = r371_;
+                        r370_ = (_e1393 - _e1395);
+                        let _e1399 = r375_;
+                        let _e1401 = r369_;
+                        let _e1403 = r363_;
+                        r363_ = select(_e1403, _e1401, _e1399);
+                        let _e1407 = r375_;
+                        let _e1409 = r370_;
+                        let _e1411 = r364_;
+                        r364_ = select(_e1411, _e1409, _e1407);
+                        let _e1415 = r375_;
+                        r368_ = u32(_e1415);
+                        let _e1419 = r361_;
+                        let _e1421 = r368_;
+                        r361_ = (_e1419 | _e1421);
+                        let _e1425 = r362_;
+                        r367_ = (_e1425 >> bitcast<u32>(31u));
+                        let _e1431 = r361_;
+                        r368_ = (_e1431 >> bitcast<u32>(31u));
+                        let _e1437 = r362_;
+                        r362_ = (_e1437 << bitcast<u32>(1u));
+                        let _e1443 = r362_;
+                        let _e1445 = r368_;
+                        r362_ = (_e1443 | _e1445);
+                        let _e1449 = r361_;
+                        r361_ = (_e1449 << bitcast<u32>(1u));
+                        let _e1455 = r363_;
+                        r368_ = (_e1455 >> bitcast<u32>(31u));
+                        let _e1461 = r364_;
+                        r364_ = (_e1461 << bitcast<u32>(1u));
+                        let _e1467 = r364_;
+                        let _e1469 = r368_;
+                        r364_ = (_e1467 | _e1469);
+                        let _e1473 = r363_;
+                        r363_ = (_e1473 << bitcast<u32>(1u));
+                        let _e1479 = r363_;
+                        let _e1481 = r367_;
+                        r363_ = (_e1479 | _e1481);
+                        let _e1485 = r364_;
+                        let _e1487 = r360_;
+                        r372_ = (_e1485 > _e1487);
+                        let _e1491 = r364_;
+                        let _e1493 = r360_;
+                        r373_ = (_e1491 == _e1493);
+                        let _e1497 = r363_;
+                        let _e1499 = r359_;
+                        r374_ = (_e1497 >= _e1499);
+                        let _e1503 = r373_;
+                        let _e1505 = r374_;
+                        let _e1507 = r372_;
+                        r375_ = select(_e1507, _e1505, _e1503);
+                        let _e1511 = r363_;
+                        let _e1513 = r359_;
+                        r369_ = (_e1511 - _e1513);
+                        let _e1517 = r363_;
+                        let _e1519 = r359_;
+                        r376_ = (_e1517 < _e1519);
+                        let _e1523 = r376_;
+                        r371_ = u32(_e1523);
+                        let _e1527 = r364_;
+                        let _e1529 = r360_;
+                        r370_ = (_e1527 - _e1529);
+                        let _e1533 = r370_;
+                        let _e1535 = r371_;
+                        r370_ = (_e1533 - _e1535);
+                        let _e1539 = r375_;
+                        let _e1541 = r369_;
+                        let _e1543 = r363_;
+                        r363_ = select(_e1543, _e1541, _e1539);
+                        let _e1547 = r375_;
+                        let _e1549 = r370_;
+                        let _e1551 = r364_;
+                        r364_ = select(_e1551, _e1549, _e1547);
+                        let _e1555 = r375_;
+                        r368_ = u32(_e1555);
+                        let _e1559 = r361_;
+                        let _e1561 = r368_;
+                        r361_ = (_e1559 | _e1561);
+                        let _e1565 = r362_;
+                        r367_ = (_e1565 >> bitcast<u32>(31u));
+                        let _e1571 = r361_;
+                        r368_ = (_e1571 >> bitcast<u32>(31u));
+                        let _e1577 = r362_;
+                        r362_ = (_e1577 << bitcast<u32>(1u));
+                        let _e1583 = r362_;
+                        let _e1585 = r368_;
+                        r362_ = (_e1583 | _e1585);
+                        let _e1589 = r361_;
+                        r361_ = (_e1589 << bitcast<u32>(1u));
+                        let _e1595 = r363_;
+                        r368_ = (_e1595 >> bitcast<u32>(31u));
+                        let _e1601 = r364_;
+                        r364_ = (_e1601 << bitcast<u32>(1u));
+                        let _e1607 = r364_;
+                        let _e1609 = r368_;
+                        r364_ = (_e1607 | _e1609);
+                        let _e1613 = r363_;
+                        r363_ = (_e1613 << bitcast<u32>(1u));
+                        let _e1619 = r363_;
+                        let _e1621 = r367_;
+                        r363_ = (_e1619 | _e1621);
+                        let _e1625 = r364_;
+                        let _e1627 = r360_;
+                        r372_ = (_e1625 > _e1627);
+                        let _e1631 = r364_;
+                        let _e1633 = r360_;
+                        r373_ = (_e1631 == _e1633);
+                        let _e1637 = r363_;
+                        let _e1639 = r359_;
+                        r374_ = (_e1637 >= _e1639);
+                        let _e1643 = r373_;
+                        let _e1645 = r374_;
+                        let _e1647 = r372_;
+                        r375_ = select(_e1647, _e1645, _e1643);
+                        let _e1651 = r363_;
+                        let _e1653 = r359_;
+                        r369_ = (_e1651 - _e1653);
+                        let _e1657 = r363_;
+                        let _e1659 = r359_;
+                        r376_ = (_e1657 < _e1659);
+                        let _e1663 = r376_;
+                        r371_ = u32(_e1663);
+                        let _e1667 = r364_;
+                        let _e1669 = r360_;
+                        r370_ = (_e1667 - _e1669);
+                        let _e1673 = r370_;
+                        let _e1675 = r371_;
+                        r370_ = (_e1673 - _e1675);
+                        let _e1679 = r375_;
+                        let _e1681 = r369_;
+                        let _e1683 = r363_;
+                        r363_ = select(_e1683, _e1681, _e1679);
+                        let _e1687 = r375_;
+                        let _e1689 = r370_;
+                        let _e1691 = r364_;
+                        r364_ = select(_e1691, _e1689, _e1687);
+                        let _e1695 = r375_;
+                        r368_ = u32(_e1695);
+                        let _e1699 = r361_;
+                        let _e1701 = r368_;
+                        r361_ = (_e1699 | _e1701);
                     }
                 }
-                let _e2417 = entry_1183_;
-                let _e2419 = exited_1177_;
-                active_1176_ = (_e2417 && !(_e2419));
-            }
-            let _e2424 = saved_1181_;
-            let _e2426 = exited_1177_;
-            active_1176_ = (_e2424 && !(_e2426));
-            let _e2431 = active_1176_;
-            if _e2431 {
-                let _e2434 = r363_;
-                r379_ = (0u - _e2434);
-            }
-            let _e2438 = active_1176_;
-            if _e2438 {
-                let _e2441 = r363_;
-                r380_ = (0u < _e2441);
-            }
-            let _e2445 = active_1176_;
-            if _e2445 {
-                let _e2447 = r380_;
-                r381_ = u32(_e2447);
-            }
-            let _e2451 = active_1176_;
-            if _e2451 {
-                let _e2454 = r364_;
-                r382_ = (0u - _e2454);
-            }
-            let _e2458 = active_1176_;
-            if _e2458 {
-                let _e2460 = r382_;
-                let _e2462 = r381_;
-                r383_ = (_e2460 - _e2462);
-            }
-            let _e2466 = active_1176_;
-            if _e2466 {
-                let _e2468 = r344_;
-                let _e2470 = r379_;
-                let _e2472 = r363_;
-                r384_ = select(_e2472, _e2470, _e2468);
-            }
-            let _e2476 = active_1176_;
-            if _e2476 {
-                let _e2478 = r344_;
-                let _e2480 = r383_;
-                let _e2482 = r364_;
-                r385_ = select(_e2482, _e2480, _e2478);
-            }
-            let _e2486 = active_1176_;
-            if _e2486 {
-                let _e2488 = r384_;
-                r20_ = _e2488;
-            }
-            let _e2491 = active_1176_;
-            if _e2491 {
-                let _e2493 = r385_;
-                r202_ = _e2493;
-            }
-            let _e2496 = active_1176_;
-            if _e2496 {
-                let _e2498 = r20_;
-                let _e2505 = i_5_;
-                R[bitcast<u32>(((((_e2505 * 18i) + 1i) * 2i) + 0i))] = _e2498;
-            }
-            let _e2516 = active_1176_;
-            if _e2516 {
-                let _e2518 = r202_;
-                let _e2525 = i_5_;
-                R[bitcast<u32>(((((_e2525 * 18i) + 1i) * 2i) + 1i))] = _e2518;
-            }
-            let _e2536 = active_1176_;
-            if _e2536 {
-                let _e2538 = d_u002e_lo_16_;
-                let _e2540 = d_u002e_hi_198_;
-                r386_ = (_e2538 | _e2540);
-            }
-            let _e2544 = active_1176_;
-            if _e2544 {
-                let _e2546 = r386_;
-                r387_ = (_e2546 != 0u);
-            }
-            let _e2551 = active_1176_;
-            if _e2551 {
-                let _e2553 = r387_;
-                r388_ = u32(_e2553);
-            }
-            let _e2557 = active_1176_;
-            if _e2557 {
-                let _e2559 = c_u002e_lo_14_;
-                let _e2561 = r388_;
-                r389_ = (_e2559 / _e2561);
-            }
-            let _e2565 = active_1176_;
-            if _e2565 {
-                let _e2567 = c_u002e_hi_196_;
-                let _e2569 = d_u002e_hi_198_;
-                r394_ = (_e2567 | _e2569);
-            }
-            let _e2573 = active_1176_;
-            if _e2573 {
-                let _e2575 = r394_;
-                r395_ = (_e2575 == 0u);
-            }
-            let _e2580 = active_1176_;
-            saved_1188_ = _e2580;
-            let _e2583 = r395_;
-            let _e2585 = saved_1188_;
-            let _e2586 = (_e2585 && _e2583);
-            taken_1189_ = _e2586;
-            active_1176_ = _e2586;
-            {
-                let _e2590 = active_1176_;
-                if _e2590 {
-                    let _e2592 = c_u002e_lo_14_;
-                    let _e2594 = d_u002e_lo_16_;
-                    r390_ = (_e2592 / _e2594);
-                }
-                let _e2598 = active_1176_;
-                if _e2598 {
-                    let _e2600 = c_u002e_lo_14_;
-                    let _e2602 = d_u002e_lo_16_;
-                    r392_ = (_e2600 % _e2602);
-                }
-                let _e2606 = active_1176_;
-                if _e2606 {
+                let _e1706 = r363_;
+                r379_ = (0u - _e1706);
+                let _e1711 = r363_;
+                r380_ = (0u < _e1711);
+                let _e1715 = r380_;
+                r381_ = u32(_e1715);
+                let _e1720 = r364_;
+                r382_ = (0u - _e1720);
+                let _e1724 = r382_;
+                let _e1726 = r381_;
+                r383_ = (_e1724 - _e1726);
+                let _e1730 = r344_;
+                let _e1732 = r379_;
+                let _e1734 = r363_;
+                r384_ = select(_e1734, _e1732, _e1730);
+                let _e1738 = r344_;
+                let _e1740 = r383_;
+                let _e1742 = r364_;
+                r385_ = select(_e1742, _e1740, _e1738);
+                let _e1746 = r384_;
+                r20_ = _e1746;
+                let _e1749 = r385_;
+                r202_ = _e1749;
+                let _e1752 = r20_;
+                let _e1759 = i_5_;
+                R[bitcast<u32>(((((_e1759 * 18i) + 1i) * 2i) + 0i))] = _e1752;
+                let _e1770 = r202_;
+                let _e1777 = i_5_;
+                R[bitcast<u32>(((((_e1777 * 18i) + 1i) * 2i) + 1i))] = _e1770;
+                let _e1788 = d_u002e_lo_16_;
+                let _e1790 = d_u002e_hi_198_;
+                r386_ = (_e1788 | _e1790);
+                let _e1794 = r386_;
+                r387_ = (_e1794 != 0u);
+                let _e1799 = r387_;
+                r388_ = u32(_e1799);
+                let _e1803 = c_u002e_lo_14_;
+                let _e1805 = r388_;
+                r389_ = (_e1803 / _e1805);
+                let _e1809 = c_u002e_hi_196_;
+                let _e1811 = d_u002e_hi_198_;
+                r394_ = (_e1809 | _e1811);
+                let _e1815 = r394_;
+                r395_ = (_e1815 == 0u);
+                let _e1820 = r395_;
+                if _e1820 {
+                    let _e1822 = c_u002e_lo_14_;
+                    let _e1824 = d_u002e_lo_16_;
+                    r390_ = (_e1822 / _e1824);
+                    let _e1828 = c_u002e_lo_14_;
+                    let _e1830 = d_u002e_lo_16_;
+                    r392_ = (_e1828 % _e1830);
                     r391_ = 0u;
-                }
-                let _e2610 = active_1176_;
-                if _e2610 {
                     r393_ = 0u;
-                }
-            }
-            let _e2614 = saved_1188_;
-            let _e2616 = taken_1189_;
-            let _e2620 = exited_1177_;
-            active_1176_ = ((_e2614 && !(_e2616)) && !(_e2620));
-            {
-                let _e2625 = active_1176_;
-                if _e2625 {
-                    let _e2627 = c_u002e_lo_14_;
-                    r390_ = _e2627;
-                }
-                let _e2630 = active_1176_;
-                if _e2630 {
-                    let _e2632 = c_u002e_hi_196_;
-                    r391_ = _e2632;
-                }
-                let _e2635 = active_1176_;
-                if _e2635 {
+                } else {
+                    let _e1838 = c_u002e_lo_14_;
+                    r390_ = _e1838;
+                    let _e1841 = c_u002e_hi_196_;
+                    r391_ = _e1841;
                     r392_ = 0u;
-                }
-                let _e2639 = active_1176_;
-                if _e2639 {
                     r393_ = 0u;
-                }
-                let _e2643 = active_1176_;
-                if _e2643 {
                     r406_ = 8u;
-                }
-                let _e2647 = active_1176_;
-                entry_1190_ = _e2647;
-                broken_1191_ = false;
-                loop {
-                    continued_1192_ = false;
-                    let _e2654 = entry_1190_;
-                    let _e2656 = exited_1177_;
-                    let _e2658 = broken_1191_;
-                    let _e2660 = continued_1192_;
-                    active_1176_ = (_e2654 && !((_e2656 || (_e2658 || _e2660))));
-                    let _e2667 = vote_number_1178_;
-                    vote_number_1178_ = (_e2667 + 1u);
-                    let _e2672 = active_1176_;
-                    if _e2672 {
-                        let _e2675 = vote_number_1178_;
-                        atomicMax((&workgroup_votes), _e2675);
-                    }
-                    workgroupBarrier();
-                    if (local_index == 0u) {
-                        let _e2680 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e2680;
-                    }
-                    let _e2683 = workgroupUniformLoad((&workgroup_any));
-                    let _e2685 = vote_number_1178_;
-                    if (u32((_e2683 == _e2685)) == 0u) {
-                        break;
-                    }
-                    {
-                        let _e2691 = active_1176_;
-                        if _e2691 {
-                            let _e2693 = r406_;
-                            r407_ = (_e2693 == 0u);
-                        }
-                        let _e2698 = active_1176_;
-                        saved_1193_ = _e2698;
-                        let _e2701 = r407_;
-                        let _e2703 = saved_1193_;
-                        let _e2704 = (_e2703 && _e2701);
-                        taken_1194_ = _e2704;
-                        active_1176_ = _e2704;
-                        {
-                            let _e2708 = active_1176_;
-                            let _e2710 = broken_1191_;
-                            broken_1191_ = (_e2710 || _e2708);
-                            active_1176_ = false;
-                        }
-                        let _e2716 = saved_1193_;
-                        let _e2718 = taken_1194_;
-                        let _e2722 = exited_1177_;
-                        let _e2724 = broken_1191_;
-                        let _e2726 = continued_1192_;
-                        active_1176_ = ((_e2716 && !(_e2718)) && !((_e2722 || (_e2724 || _e2726))));
-                        {
-                        }
-                        let _e2733 = saved_1193_;
-                        let _e2735 = exited_1177_;
-                        let _e2737 = broken_1191_;
-                        let _e2739 = continued_1192_;
-                        active_1176_ = (_e2733 && !((_e2735 || (_e2737 || _e2739))));
-                        let _e2746 = active_1176_;
-                        if _e2746 {
-                            let _e2748 = r406_;
-                            r406_ = (_e2748 - 1u);
-                        }
-                        let _e2753 = active_1176_;
-                        if _e2753 {
-                            let _e2755 = r391_;
-                            r396_ = (_e2755 >> bitcast<u32>(31u));
-                        }
-                        let _e2761 = active_1176_;
-                        if _e2761 {
-                            let _e2763 = r390_;
-                            r397_ = (_e2763 >> bitcast<u32>(31u));
-                        }
-                        let _e2769 = active_1176_;
-                        if _e2769 {
-                            let _e2771 = r391_;
-                            r391_ = (_e2771 << bitcast<u32>(1u));
-                        }
-                        let _e2777 = active_1176_;
-                        if _e2777 {
-                            let _e2779 = r391_;
-                            let _e2781 = r397_;
-                            r391_ = (_e2779 | _e2781);
-                        }
-                        let _e2785 = active_1176_;
-                        if _e2785 {
-                            let _e2787 = r390_;
-                            r390_ = (_e2787 << bitcast<u32>(1u));
-                        }
-                        let _e2793 = active_1176_;
-                        if _e2793 {
-                            let _e2795 = r392_;
-                            r397_ = (_e2795 >> bitcast<u32>(31u));
-                        }
-                        let _e2801 = active_1176_;
-                        if _e2801 {
-                            let _e2803 = r393_;
-                            r393_ = (_e2803 << bitcast<u32>(1u));
-                        }
-                        let _e2809 = active_1176_;
-                        if _e2809 {
-                            let _e2811 = r393_;
-                            let _e2813 = r397_;
-                            r393_ = (_e2811 | _e2813);
-                        }
-                        let _e2817 = active_1176_;
-                        if _e2817 {
-                            let _e2819 = r392_;
-                            r392_ = (_e2819 << bitcast<u32>(1u));
-                        }
-                        let _e2825 = active_1176_;
-                        if _e2825 {
-                            let _e2827 = r392_;
-                            let _e2829 = r396_;
-                            r392_ = (_e2827 | _e2829);
-                        }
-                        let _e2833 = active_1176_;
-                        if _e2833 {
-                            let _e2835 = r393_;
-                            let _e2837 = d_u002e_hi_198_;
-                            r401_ = (_e2835 > _e2837);
-                        }
-                        let _e2841 = active_1176_;
-                        if _e2841 {
-                            let _e2843 = r393_;
-                            let _e2845 = d_u002e_hi_198_;
-                            r402_ = (_e2843 == _e2845);
-                        }
-                        let _e2849 = active_1176_;
-                        if _e2849 {
-                            let _e2851 = r392_;
-                            let _e2853 = d_u002e_lo_16_;
-                            r403_ = (_e2851 >= _e2853);
-                        }
-                        let _e2857 = active_1176_;
-                        if _e2857 {
-                            let _e2859 = r402_;
-                            let _e2861 = r403_;
-                            let _e2863 = r401_;
-                            r404_ = select(_e2863, _e2861, _e2859);
-                        }
-                        let _e2867 = active_1176_;
-                        if _e2867 {
-                            let _e2869 = r392_;
-                            let _e2871 = d_u002e_lo_16_;
-                            r398_ = (_e2869 - _e2871);
-                        }
-                        let _e2875 = active_1176_;
-                        if _e2875 {
-                            let _e2877 = r392_;
-                            let _e2879 = d_u002e_lo_16_;
-                            r405_ = (_e2877 < _e2879);
-                        }
-                        let _e2883 = active_1176_;
-                        if _e2883 {
-                            let _e2885 = r405_;
-                            r400_ = u32(_e2885);
-                        }
-                        let _e2889 = active_1176_;
-                        if _e2889 {
-                            let _e2891 = r393_;
-                            let _e2893 = d_u002e_hi_198_;
-                            r399_ = (_e2891 - _e2893);
-                        }
-                        let _e2897 = active_1176_;
-                        if _e2897 {
-                            let _e2899 = r399_;
-                            let _e2901 = r400_;
-                            r399_ = (_e2899 - _e2901);
-                        }
-                        let _e2905 = active_1176_;
-                        if _e2905 {
-                            let _e2907 = r404_;
-                            let _e2909 = r398_;
-                            let _e2911 = r392_;
-                            r392_ = select(_e2911, _e2909, _e2907);
-                        }
-                        let _e2915 = active_1176_;
-                        if _e2915 {
-                            let _e2917 = r404_;
-                            let _e2919 = r399_;
-                            let _e2921 = r393_;
-                            r393_ = select(_e2921, _e2919, _e2917);
-                        }
-                        let _e2925 = active_1176_;
-                        if _e2925 {
-                            let _e2927 = r404_;
-                            r397_ = u32(_e2927);
-                        }
-                        let _e2931 = active_1176_;
-                        if _e2931 {
-                            let _e2933 = r390_;
-                            let _e2935 = r397_;
-                            r390_ = (_e2933 | _e2935);
-                        }
-                        let _e2939 = active_1176_;
-                        if _e2939 {
-                            let _e2941 = r391_;
-                            r396_ = (_e2941 >> bitcast<u32>(31u));
-                        }
-                        let _e2947 = active_1176_;
-                        if _e2947 {
-                            let _e2949 = r390_;
-                            r397_ = (_e2949 >> bitcast<u32>(31u));
-                        }
-                        let _e2955 = active_1176_;
-                        if _e2955 {
-                            let _e2957 = r391_;
-                            r391_ = (_e2957 << bitcast<u32>(1u));
-                        }
-                        let _e2963 = active_1176_;
-                        if _e2963 {
-                            let _e2965 = r391_;
-                            let _e2967 = r397_;
-                            r391_ = (_e2965 | _e2967);
-                        }
-                        let _e2971 = active_1176_;
-                        if _e2971 {
-                            let _e2973 = r390_;
-                            r390_ = (_e2973 << bitcast<u32>(1u));
-                        }
-                        let _e2979 = active_1176_;
-                        if _e2979 {
-                            let _e2981 = r392_;
-                            r397_ = (_e2981 >> bitcast<u32>(31u));
-                        }
-                        let _e2987 = active_1176_;
-                        if _e2987 {
-                            let _e2989 = r393_;
-                            r393_ = (_e2989 << bitcast<u32>(1u));
-                        }
-                        let _e2995 = active_1176_;
-                        if _e2995 {
-                            let _e2997 = r393_;
-                            let _e2999 = r397_;
-                            r393_ = (_e2997 | _e2999);
-                        }
-                        let _e3003 = active_1176_;
-                        if _e3003 {
-                            let _e3005 = r392_;
-                            r392_ = (_e3005 << bitcast<u32>(1u));
-                        }
-                        let _e3011 = active_1176_;
-                        if _e3011 {
-                            let _e3013 = r392_;
-                            let _e3015 = r396_;
-                            r392_ = (_e3013 | _e3015);
-                        }
-                        let _e3019 = active_1176_;
-                        if _e3019 {
-                            let _e3021 = r393_;
-                            let _e3023 = d_u002e_hi_198_;
-                            r401_ = (_e3021 > _e3023);
-                        }
-                        let _e3027 = active_1176_;
-                        if _e3027 {
-                            let _e3029 = r393_;
-                            let _e3031 = d_u002e_hi_198_;
-                            r402_ = (_e3029 == _e3031);
-                        }
-                        let _e3035 = active_1176_;
-                        if _e3035 {
-                            let _e3037 = r392_;
-                            let _e3039 = d_u002e_lo_16_;
-                            r403_ = (_e3037 >= _e3039);
-                        }
-                        let _e3043 = active_1176_;
-                        if _e3043 {
-                            let _e3045 = r402_;
-                            let _e3047 = r403_;
-                            let _e3049 = r401_;
-                            r404_ = select(_e3049, _e3047, _e3045);
-                        }
-                        let _e3053 = active_1176_;
-                        if _e3053 {
-                            let _e3055 = r392_;
-                            let _e3057 = d_u002e_lo_16_;
-                            r398_ = (_e3055 - _e3057);
-                        }
-                        let _e3061 = active_1176_;
-                        if _e3061 {
-                            let _e3063 = r392_;
-                            let _e3065 = d_u002e_lo_16_;
-                            r405_ = (_e3063 < _e3065);
-                        }
-                        let _e3069 = active_1176_;
-                        if _e3069 {
-                            let _e3071 = r405_;
-                            r400_ = u32(_e3071);
-                        }
-                        let _e3075 = active_1176_;
-                        if _e3075 {
-                            let _e3077 = r393_;
-                            let _e3079 = d_u002e_hi_198_;
-                            r399_ = (_e3077 - _e3079);
-                        }
-                        let _e3083 = active_1176_;
-                        if _e3083 {
-                            let _e3085 = r399_;
-                            let _e3087 = r400_;
-                            r399_ = (_e3085 - _e3087);
-                        }
-                        let _e3091 = active_1176_;
-                        if _e3091 {
-                            let _e3093 = r404_;
-                            let _e3095 = r398_;
-                            let _e3097 = r392_;
-                            r392_ = select(_e3097, _e3095, _e3093);
-                        }
-                        let _e3101 = active_1176_;
-                        if _e3101 {
-                            let _e3103 = r404_;
-                            let _e3105 = r399_;
-                            let _e3107 = r393_;
-                            r393_ = select(_e3107, _e3105, _e3103);
-                        }
-                        let _e3111 = active_1176_;
-                        if _e3111 {
-                            let _e3113 = r404_;
-                            r397_ = u32(_e3113);
-                        }
-                        let _e3117 = active_1176_;
-                        if _e3117 {
-                            let _e3119 = r390_;
-                            let _e3121 = r397_;
-                            r390_ = (_e3119 | _e3121);
-                        }
-                        let _e3125 = active_1176_;
-                        if _e3125 {
-                            let _e3127 = r391_;
-                            r396_ = (_e3127 >> bitcast<u32>(31u));
-                        }
-                        let _e3133 = active_1176_;
-                        if _e3133 {
-                            let _e3135 = r390_;
-                            r397_ = (_e3135 >> bitcast<u32>(31u));
-                        }
-                        let _e3141 = active_1176_;
-                        if _e3141 {
-                            let _e3143 = r391_;
-                            r391_ = (_e3143 << bitcast<u32>(1u));
-                        }
-                        let _e3149 = active_1176_;
-                        if _e3149 {
-                            let _e3151 = r391_;
-                            let _e3153 = r397_;
-                            r391_ = (_e3151 | _e3153);
-                        }
-                        let _e3157 = active_1176_;
-                        if _e3157 {
-                            let _e3159 = r390_;
-                            r390_ = (_e3159 << bitcast<u32>(1u));
-                        }
-                        let _e3165 = active_1176_;
-                        if _e3165 {
-                            let _e3167 = r392_;
-                            r397_ = (_e3167 >> bitcast<u32>(31u));
-                        }
-                        let _e3173 = active_1176_;
-                        if _e3173 {
-                            let _e3175 = r393_;
-                            r393_ = (_e3175 << bitcast<u32>(1u));
-                        }
-                        let _e3181 = active_1176_;
-                        if _e3181 {
-                            let _e3183 = r393_;
-                            let _e3185 = r397_;
-                            r393_ = (_e3183 | _e3185);
-                        }
-                        let _e3189 = active_1176_;
-                        if _e3189 {
-                            let _e3191 = r392_;
-                            r392_ = (_e3191 << bitcast<u32>(1u));
-                        }
-                        let _e3197 = active_1176_;
-                        if _e3197 {
-                            let _e3199 = r392_;
-                            let _e3201 = r396_;
-                            r392_ = (_e3199 | _e3201);
-                        }
-                        let _e3205 = active_1176_;
-                        if _e3205 {
-                            let _e3207 = r393_;
-                            let _e3209 = d_u002e_hi_198_;
-                            r401_ = (_e3207 > _e3209);
-                        }
-                        let _e3213 = active_1176_;
-                        if _e3213 {
-                            let _e3215 = r393_;
-                            let _e3217 = d_u002e_hi_198_;
-                            r402_ = (_e3215 == _e3217);
-                        }
-                        let _e3221 = active_1176_;
-                        if _e3221 {
-                            let _e3223 = r392_;
-                            let _e3225 = d_u002e_lo_16_;
-                            r403_ = (_e3223 >= _e3225);
-                        }
-                        let _e3229 = active_1176_;
-                        if _e3229 {
-                            let _e3231 = r402_;
-                            let _e3233 = r403_;
-                            let _e3235 = r401_;
-                            r404_ = select(_e3235, _e3233, _e3231);
-                        }
-                        let _e3239 = active_1176_;
-                        if _e3239 {
-                            let _e3241 = r392_;
-                            let _e3243 = d_u002e_lo_16_;
-                            r398_ = (_e3241 - _e3243);
-                        }
-                        let _e3247 = active_1176_;
-                        if _e3247 {
-                            let _e3249 = r392_;
-                            let _e3251 = d_u002e_lo_16_;
-                            r405_ = (_e3249 < _e3251);
-                        }
-                        let _e3255 = active_1176_;
-                        if _e3255 {
-                            let _e3257 = r405_;
-                            r400_ = u32(_e3257);
-                        }
-                        let _e3261 = active_1176_;
-                        if _e3261 {
-                            let _e3263 = r393_;
-                            let _e3265 = d_u002e_hi_198_;
-                            r399_ = (_e3263 - _e3265);
-                        }
-                        let _e3269 = active_1176_;
-                        if _e3269 {
-                            let _e3271 = r399_;
-                            let _e3273 = r400_;
-                            r399_ = (_e3271 - _e3273);
-                        }
-                        let _e3277 = active_1176_;
-                        if _e3277 {
-                            let _e3279 = r404_;
-                            let _e3281 = r398_;
-                            let _e3283 = r392_;
-                            r392_ = select(_e3283, _e3281, _e3279);
-                        }
-                        let _e3287 = active_1176_;
-                        if _e3287 {
-                            let _e3289 = r404_;
-                            let _e3291 = r399_;
-                            let _e3293 = r393_;
-                            r393_ = select(_e3293, _e3291, _e3289);
-                        }
-                        let _e3297 = active_1176_;
-                        if _e3297 {
-                            let _e3299 = r404_;
-                            r397_ = u32(_e3299);
-                        }
-                        let _e3303 = active_1176_;
-                        if _e3303 {
-                            let _e3305 = r390_;
-                            let _e3307 = r397_;
-                            r390_ = (_e3305 | _e3307);
-                        }
-                        let _e3311 = active_1176_;
-                        if _e3311 {
-                            let _e3313 = r391_;
-                            r396_ = (_e3313 >> bitcast<u32>(31u));
-                        }
-                        let _e3319 = active_1176_;
-                        if _e3319 {
-                            let _e3321 = r390_;
-                            r397_ = (_e3321 >> bitcast<u32>(31u));
-                        }
-                        let _e3327 = active_1176_;
-                        if _e3327 {
-                            let _e3329 = r391_;
-                            r391_ = (_e3329 << bitcast<u32>(1u));
-                        }
-                        let _e3335 = active_1176_;
-                        if _e3335 {
-                            let _e3337 = r391_;
-                            let _e3339 = r397_;
-                            r391_ = (_e3337 | _e3339);
-                        }
-                        let _e3343 = active_1176_;
-                        if _e3343 {
-                            let _e3345 = r390_;
-                            r390_ = (_e3345 << bitcast<u32>(1u));
-                        }
-                        let _e3351 = active_1176_;
-                        if _e3351 {
-                            let _e3353 = r392_;
-                            r397_ = (_e3353 >> bitcast<u32>(31u));
-                        }
-                        let _e3359 = active_1176_;
-                        if _e3359 {
-                            let _e3361 = r393_;
-                            r393_ = (_e3361 << bitcast<u32>(1u));
-                        }
-                        let _e3367 = active_1176_;
-                        if _e3367 {
-                            let _e3369 = r393_;
-                            let _e3371 = r397_;
-                            r393_ = (_e3369 | _e3371);
-                        }
-                        let _e3375 = active_1176_;
-                        if _e3375 {
-                            let _e3377 = r392_;
-                            r392_ = (_e3377 << bitcast<u32>(1u));
-                        }
-                        let _e3383 = active_1176_;
-                        if _e3383 {
-                            let _e3385 = r392_;
-                            let _e3387 = r396_;
-                            r392_ = (_e3385 | _e3387);
-                        }
-                        let _e3391 = active_1176_;
-                        if _e3391 {
-                            let _e3393 = r393_;
-                            let _e3395 = d_u002e_hi_198_;
-                            r401_ = (_e3393 > _e3395);
-                        }
-                        let _e3399 = active_1176_;
-                        if _e3399 {
-                            let _e3401 = r393_;
-                            let _e3403 = d_u002e_hi_198_;
-                            r402_ = (_e3401 == _e3403);
-                        }
-                        let _e3407 = active_1176_;
-                        if _e3407 {
-                            let _e3409 = r392_;
-                            let _e3411 = d_u002e_lo_16_;
-                            r403_ = (_e3409 >= _e3411);
-                        }
-                        let _e3415 = active_1176_;
-                        if _e3415 {
-                            let _e3417 = r402_;
-                            let _e3419 = r403_;
-                            let _e3421 = r401_;
-                            r404_ = select(_e3421, _e3419, _e3417);
-                        }
-                        let _e3425 = active_1176_;
-                        if _e3425 {
-                            let _e3427 = r392_;
-                            let _e3429 = d_u002e_lo_16_;
-                            r398_ = (_e3427 - _e3429);
-                        }
-                        let _e3433 = active_1176_;
-                        if _e3433 {
-                            let _e3435 = r392_;
-                            let _e3437 = d_u002e_lo_16_;
-                            r405_ = (_e3435 < _e3437);
-                        }
-                        let _e3441 = active_1176_;
-                        if _e3441 {
-                            let _e3443 = r405_;
-                            r400_ = u32(_e3443);
-                        }
-                        let _e3447 = active_1176_;
-                        if _e3447 {
-                            let _e3449 = r393_;
-                            let _e3451 = d_u002e_hi_198_;
-                            r399_ = (_e3449 - _e3451);
-                        }
-                        let _e3455 = active_1176_;
-                        if _e3455 {
-                            let _e3457 = r399_;
-                            let _e3459 = r400_;
-                            r399_ = (_e3457 - _e3459);
-                        }
-                        let _e3463 = active_1176_;
-                        if _e3463 {
-                            let _e3465 = r404_;
-                            let _e3467 = r398_;
-                            let _e3469 = r392_;
-                            r392_ = select(_e3469, _e3467, _e3465);
-                        }
-                        let _e3473 = active_1176_;
-                        if _e3473 {
-                            let _e3475 = r404_;
-                            let _e3477 = r399_;
-                            let _e3479 = r393_;
-                            r393_ = select(_e3479, _e3477, _e3475);
-                        }
-                        let _e3483 = active_1176_;
-                        if _e3483 {
-                            let _e3485 = r404_;
-                            r397_ = u32(_e3485);
-                        }
-                        let _e3489 = active_1176_;
-                        if _e3489 {
-                            let _e3491 = r390_;
-                            let _e3493 = r397_;
-                            r390_ = (_e3491 | _e3493);
-                        }
-                        let _e3497 = active_1176_;
-                        if _e3497 {
-                            let _e3499 = r391_;
-                            r396_ = (_e3499 >> bitcast<u32>(31u));
-                        }
-                        let _e3505 = active_1176_;
-                        if _e3505 {
-                            let _e3507 = r390_;
-                            r397_ = (_e3507 >> bitcast<u32>(31u));
-                        }
-                        let _e3513 = active_1176_;
-                        if _e3513 {
-                            let _e3515 = r391_;
-                            r391_ = (_e3515 << bitcast<u32>(1u));
-                        }
-                        let _e3521 = active_1176_;
-                        if _e3521 {
-                            let _e3523 = r391_;
-                            let _e3525 = r397_;
-                            r391_ = (_e3523 | _e3525);
-                        }
-                        let _e3529 = active_1176_;
-                        if _e3529 {
-                            let _e3531 = r390_;
-                            r390_ = (_e3531 << bitcast<u32>(1u));
-                        }
-                        let _e3537 = active_1176_;
-                        if _e3537 {
-                            let _e3539 = r392_;
-                            r397_ = (_e3539 >> bitcast<u32>(31u));
-                        }
-                        let _e3545 = active_1176_;
-                        if _e3545 {
-                            let _e3547 = r393_;
-                            r393_ = (_e3547 << bitcast<u32>(1u));
-                        }
-                        let _e3553 = active_1176_;
-                        if _e3553 {
-                            let _e3555 = r393_;
-                            let _e3557 = r397_;
-                            r393_ = (_e3555 | _e3557);
-                        }
-                        let _e3561 = active_1176_;
-                        if _e3561 {
-                            let _e3563 = r392_;
-                            r392_ = (_e3563 << bitcast<u32>(1u));
-                        }
-                        let _e3569 = active_1176_;
-                        if _e3569 {
-                            let _e3571 = r392_;
-                            let _e3573 = r396_;
-                            r392_ = (_e3571 | _e3573);
-                        }
-                        let _e3577 = active_1176_;
-                        if _e3577 {
-                            let _e3579 = r393_;
-                            let _e3581 = d_u002e_hi_198_;
-                            r401_ = (_e3579 > _e3581);
-                        }
-                        let _e3585 = active_1176_;
-                        if _e3585 {
-                            let _e3587 = r393_;
-                            let _e3589 = d_u002e_hi_198_;
-                            r402_ = (_e3587 == _e3589);
-                        }
-                        let _e3593 = active_1176_;
-                        if _e3593 {
-                            let _e3595 = r392_;
-                            let _e3597 = d_u002e_lo_16_;
-                            r403_ = (_e3595 >= _e3597);
-                        }
-                        let _e3601 = active_1176_;
-                        if _e3601 {
-                            let _e3603 = r402_;
-                            let _e3605 = r403_;
-                            let _e3607 = r401_;
-                            r404_ = select(_e3607, _e3605, _e3603);
-                        }
-                        let _e3611 = active_1176_;
-                        if _e3611 {
-                            let _e3613 = r392_;
-                            let _e3615 = d_u002e_lo_16_;
-                            r398_ = (_e3613 - _e3615);
-                        }
-                        let _e3619 = active_1176_;
-                        if _e3619 {
-                            let _e3621 = r392_;
-                            let _e3623 = d_u002e_lo_16_;
-                            r405_ = (_e3621 < _e3623);
-                        }
-                        let _e3627 = active_1176_;
-                        if _e3627 {
-                            let _e3629 = r405_;
-                            r400_ = u32(_e3629);
-                        }
-                        let _e3633 = active_1176_;
-                        if _e3633 {
-                            let _e3635 = r393_;
-                            let _e3637 = d_u002e_hi_198_;
-                            r399_ = (_e3635 - _e3637);
-                        }
-                        let _e3641 = active_1176_;
-                        if _e3641 {
-                            let _e3643 = r399_;
-                            let _e3645 = r400_;
-                            r399_ = (_e3643 - _e3645);
-                        }
-                        let _e3649 = active_1176_;
-                        if _e3649 {
-                            let _e3651 = r404_;
-                            let _e3653 = r398_;
-                            let _e3655 = r392_;
-                            r392_ = select(_e3655, _e3653, _e3651);
-                        }
-                        let _e3659 = active_1176_;
-                        if _e3659 {
-                            let _e3661 = r404_;
-                            let _e3663 = r399_;
-                            let _e3665 = r393_;
-                            r393_ = select(_e3665, _e3663, _e3661);
-                        }
-                        let _e3669 = active_1176_;
-                        if _e3669 {
-                            let _e3671 = r404_;
-                            r397_ = u32(_e3671);
-                        }
-                        let _e3675 = active_1176_;
-                        if _e3675 {
-                            let _e3677 = r390_;
-                            let _e3679 = r397_;
-                            r390_ = (_e3677 | _e3679);
-                        }
-                        let _e3683 = active_1176_;
-                        if _e3683 {
-                            let _e3685 = r391_;
-                            r396_ = (_e3685 >> bitcast<u32>(31u));
-                        }
-                        let _e3691 = active_1176_;
-                        if _e3691 {
-                            let _e3693 = r390_;
-                            r397_ = (_e3693 >> bitcast<u32>(31u));
-                        }
-                        let _e3699 = active_1176_;
-                        if _e3699 {
-                            let _e3701 = r391_;
-                            r391_ = (_e3701 << bitcast<u32>(1u));
-                        }
-                        let _e3707 = active_1176_;
-                        if _e3707 {
-                            let _e3709 = r391_;
-                            let _e3711 = r397_;
-                            r391_ = (_e3709 | _e3711);
-                        }
-                        let _e3715 = active_1176_;
-                        if _e3715 {
-                            let _e3717 = r390_;
-                            r390_ = (_e3717 << bitcast<u32>(1u));
-                        }
-                        let _e3723 = active_1176_;
-                        if _e3723 {
-                            let _e3725 = r392_;
-                            r397_ = (_e3725 >> bitcast<u32>(31u));
-                        }
-                        let _e3731 = active_1176_;
-                        if _e3731 {
-                            let _e3733 = r393_;
-                            r393_ = (_e3733 << bitcast<u32>(1u));
-                        }
-                        let _e3739 = active_1176_;
-                        if _e3739 {
-                            let _e3741 = r393_;
-                            let _e3743 = r397_;
-                            r393_ = (_e3741 | _e3743);
-                        }
-                        let _e3747 = active_1176_;
-                        if _e3747 {
-                            let _e3749 = r392_;
-                            r392_ = (_e3749 << bitcast<u32>(1u));
-                        }
-                        let _e3755 = active_1176_;
-                        if _e3755 {
-                            let _e3757 = r392_;
-                            let _e3759 = r396_;
-                            r392_ = (_e3757 | _e3759);
-                        }
-                        let _e3763 = active_1176_;
-                        if _e3763 {
-                            let _e3765 = r393_;
-                            let _e3767 = d_u002e_hi_198_;
-                            r401_ = (_e3765 > _e3767);
-                        }
-                        let _e3771 = active_1176_;
-                        if _e3771 {
-                            let _e3773 = r393_;
-                            let _e3775 = d_u002e_hi_198_;
-                            r402_ = (_e3773 == _e3775);
-                        }
-                        let _e3779 = active_1176_;
-                        if _e3779 {
-                            let _e3781 = r392_;
-                            let _e3783 = d_u002e_lo_16_;
-                            r403_ = (_e3781 >= _e3783);
-                        }
-                        let _e3787 = active_1176_;
-                        if _e3787 {
-                            let _e3789 = r402_;
-                            let _e3791 = r403_;
-                            let _e3793 = r401_;
-                            r404_ = select(_e3793, _e3791, _e3789);
-                        }
-                        let _e3797 = active_1176_;
-                        if _e3797 {
-                            let _e3799 = r392_;
-                            let _e3801 = d_u002e_lo_16_;
-                            r398_ = (_e3799 - _e3801);
-                        }
-                        let _e3805 = active_1176_;
-                        if _e3805 {
-                            let _e3807 = r392_;
-                            let _e3809 = d_u002e_lo_16_;
-                            r405_ = (_e3807 < _e3809);
-                        }
-                        let _e3813 = active_1176_;
-                        if _e3813 {
-                            let _e3815 = r405_;
-                            r400_ = u32(_e3815);
-                        }
-                        let _e3819 = active_1176_;
-                        if _e3819 {
-                            let _e3821 = r393_;
-                            let _e3823 = d_u002e_hi_198_;
-                            r399_ = (_e3821 - _e3823);
-                        }
-                        let _e3827 = active_1176_;
-                        if _e3827 {
-                            let _e3829 = r399_;
-                            let _e3831 = r400_;
-                            r399_ = (_e3829 - _e3831);
-                        }
-                        let _e3835 = active_1176_;
-                        if _e3835 {
-                            let _e3837 = r404_;
-                            let _e3839 = r398_;
-                            let _e3841 = r392_;
-                            r392_ = select(_e3841, _e3839, _e3837);
-                        }
-                        let _e3845 = active_1176_;
-                        if _e3845 {
-                            let _e3847 = r404_;
-                            let _e3849 = r399_;
-                            let _e3851 = r393_;
-                            r393_ = select(_e3851, _e3849, _e3847);
-                        }
-                        let _e3855 = active_1176_;
-                        if _e3855 {
-                            let _e3857 = r404_;
-                            r397_ = u32(_e3857);
-                        }
-                        let _e3861 = active_1176_;
-                        if _e3861 {
-                            let _e3863 = r390_;
-                            let _e3865 = r397_;
-                            r390_ = (_e3863 | _e3865);
-                        }
-                        let _e3869 = active_1176_;
-                        if _e3869 {
-                            let _e3871 = r391_;
-                            r396_ = (_e3871 >> bitcast<u32>(31u));
-                        }
-                        let _e3877 = active_1176_;
-                        if _e3877 {
-                            let _e3879 = r390_;
-                            r397_ = (_e3879 >> bitcast<u32>(31u));
-                        }
-                        let _e3885 = active_1176_;
-                        if _e3885 {
-                            let _e3887 = r391_;
-                            r391_ = (_e3887 << bitcast<u32>(1u));
-                        }
-                        let _e3893 = active_1176_;
-                        if _e3893 {
-                            let _e3895 = r391_;
-                            let _e3897 = r397_;
-                            r391_ = (_e3895 | _e3897);
-                        }
-                        let _e3901 = active_1176_;
-                        if _e3901 {
-                            let _e3903 = r390_;
-                            r390_ = (_e3903 << bitcast<u32>(1u));
-                        }
-                        let _e3909 = active_1176_;
-                        if _e3909 {
-                            let _e3911 = r392_;
-                            r397_ = (_e3911 >> bitcast<u32>(31u));
-                        }
-                        let _e3917 = active_1176_;
-                        if _e3917 {
-                            let _e3919 = r393_;
-                            r393_ = (_e3919 << bitcast<u32>(1u));
-                        }
-                        let _e3925 = active_1176_;
-                        if _e3925 {
-                            let _e3927 = r393_;
-                            let _e3929 = r397_;
-                            r393_ = (_e3927 | _e3929);
-                        }
-                        let _e3933 = active_1176_;
-                        if _e3933 {
-                            let _e3935 = r392_;
-                            r392_ = (_e3935 << bitcast<u32>(1u));
-                        }
-                        let _e3941 = active_1176_;
-                        if _e3941 {
-                            let _e3943 = r392_;
-                            let _e3945 = r396_;
-                            r392_ = (_e3943 | _e3945);
-                        }
-                        let _e3949 = active_1176_;
-                        if _e3949 {
-                            let _e3951 = r393_;
-                            let _e3953 = d_u002e_hi_198_;
-                            r401_ = (_e3951 > _e3953);
-                        }
-                        let _e3957 = active_1176_;
-                        if _e3957 {
-                            let _e3959 = r393_;
-                            let _e3961 = d_u002e_hi_198_;
-                            r402_ = (_e3959 == _e3961);
-                        }
-                        let _e3965 = active_1176_;
-                        if _e3965 {
-                            let _e3967 = r392_;
-                            let _e3969 = d_u002e_lo_16_;
-                            r403_ = (_e3967 >= _e3969);
-                        }
-                        let _e3973 = active_1176_;
-                        if _e3973 {
-                            let _e3975 = r402_;
-                            let _e3977 = r403_;
-                            let _e3979 = r401_;
-                            r404_ = select(_e3979, _e3977, _e3975);
-                        }
-                        let _e3983 = active_1176_;
-                        if _e3983 {
-                            let _e3985 = r392_;
-                            let _e3987 = d_u002e_lo_16_;
-                            r398_ = (_e3985 - _e3987);
-                        }
-                        let _e3991 = active_1176_;
-                        if _e3991 {
-                            let _e3993 = r392_;
-                            let _e3995 = d_u002e_lo_16_;
-                            r405_ = (_e3993 < _e3995);
-                        }
-                        let _e3999 = active_1176_;
-                        if _e3999 {
-                            let _e4001 = r405_;
-                            r400_ = u32(_e4001);
-                        }
-                        let _e4005 = active_1176_;
-                        if _e4005 {
-                            let _e4007 = r393_;
-                            let _e4009 = d_u002e_hi_198_;
-                            r399_ = (_e4007 - _e4009);
-                        }
-                        let _e4013 = active_1176_;
-                        if _e4013 {
-                            let _e4015 = r399_;
-                            let _e4017 = r400_;
-                            r399_ = (_e4015 - _e4017);
-                        }
-                        let _e4021 = active_1176_;
-                        if _e4021 {
-                            let _e4023 = r404_;
-                            let _e4025 = r398_;
-                            let _e4027 = r392_;
-                            r392_ = select(_e4027, _e4025, _e4023);
-                        }
-                        let _e4031 = active_1176_;
-                        if _e4031 {
-                            let _e4033 = r404_;
-                            let _e4035 = r399_;
-                            let _e4037 = r393_;
-                            r393_ = select(_e4037, _e4035, _e4033);
-                        }
-                        let _e4041 = active_1176_;
-                        if _e4041 {
-                            let _e4043 = r404_;
-                            r397_ = u32(_e4043);
-                        }
-                        let _e4047 = active_1176_;
-                        if _e4047 {
-                            let _e4049 = r390_;
-                            let _e4051 = r397_;
-                            r390_ = (_e4049 | _e4051);
-                        }
-                        let _e4055 = active_1176_;
-                        if _e4055 {
-                            let _e4057 = r391_;
-                            r396_ = (_e4057 >> bitcast<u32>(31u));
-                        }
-                        let _e4063 = active_1176_;
-                        if _e4063 {
-                            let _e4065 = r390_;
-                            r397_ = (_e4065 >> bitcast<u32>(31u));
-                        }
-                        let _e4071 = active_1176_;
-                        if _e4071 {
-                            let _e4073 = r391_;
-                            r391_ = (_e4073 << bitcast<u32>(1u));
-                        }
-                        let _e4079 = active_1176_;
-                        if _e4079 {
-                            let _e4081 = r391_;
-                            let _e4083 = r397_;
-                            r391_ = (_e4081 | _e4083);
-                        }
-                        let _e4087 = active_1176_;
-                        if _e4087 {
-                            let _e4089 = r390_;
-                            r390_ = (_e4089 << bitcast<u32>(1u));
-                        }
-                        let _e4095 = active_1176_;
-                        if _e4095 {
-                            let _e4097 = r392_;
-                            r397_ = (_e4097 >> bitcast<u32>(31u));
-                        }
-                        let _e4103 = active_1176_;
-                        if _e4103 {
-                            let _e4105 = r393_;
-                            r393_ = (_e4105 << bitcast<u32>(1u));
-                        }
-                        let _e4111 = active_1176_;
-                        if _e4111 {
-                            let _e4113 = r393_;
-                            let _e4115 = r397_;
-                            r393_ = (_e4113 | _e4115);
-                        }
-                        let _e4119 = active_1176_;
-                        if _e4119 {
-                            let _e4121 = r392_;
-                            r392_ = (_e4121 << bitcast<u32>(1u));
-                        }
-                        let _e4127 = active_1176_;
-                        if _e4127 {
-                            let _e4129 = r392_;
-                            let _e4131 = r396_;
-                            r392_ = (_e4129 | _e4131);
-                        }
-                        let _e4135 = active_1176_;
-                        if _e4135 {
-                            let _e4137 = r393_;
-                            let _e4139 = d_u002e_hi_198_;
-                            r401_ = (_e4137 > _e4139);
-                        }
-                        let _e4143 = active_1176_;
-                        if _e4143 {
-                            let _e4145 = r393_;
-                            let _e4147 = d_u002e_hi_198_;
-                            r402_ = (_e4145 == _e4147);
-                        }
-                        let _e4151 = active_1176_;
-                        if _e4151 {
-                            let _e4153 = r392_;
-                            let _e4155 = d_u002e_lo_16_;
-                            r403_ = (_e4153 >= _e4155);
-                        }
-                        let _e4159 = active_1176_;
-                        if _e4159 {
-                            let _e4161 = r402_;
-                            let _e4163 = r403_;
-                            let _e4165 = r401_;
-                            r404_ = select(_e4165, _e4163, _e4161);
-                        }
-                        let _e4169 = active_1176_;
-                        if _e4169 {
-                            let _e4171 = r392_;
-                            let _e4173 = d_u002e_lo_16_;
-                            r398_ = (_e4171 - _e4173);
-                        }
-                        let _e4177 = active_1176_;
-                        if _e4177 {
-                            let _e4179 = r392_;
-                            let _e4181 = d_u002e_lo_16_;
-                            r405_ = (_e4179 < _e4181);
-                        }
-                        let _e4185 = active_1176_;
-                        if _e4185 {
-                            let _e4187 = r405_;
-                            r400_ = u32(_e4187);
-                        }
-                        let _e4191 = active_1176_;
-                        if _e4191 {
-                            let _e4193 = r393_;
-                            let _e4195 = d_u002e_hi_198_;
-                            r399_ = (_e4193 - _e4195);
-                        }
-                        let _e4199 = active_1176_;
-                        if _e4199 {
-                            let _e4201 = r399_;
-                            let _e4203 = r400_;
-                            r399_ = (_e4201 - _e4203);
-                        }
-                        let _e4207 = active_1176_;
-                        if _e4207 {
-                            let _e4209 = r404_;
-                            let _e4211 = r398_;
-                            let _e4213 = r392_;
-                            r392_ = select(_e4213, _e4211, _e4209);
-                        }
-                        let _e4217 = active_1176_;
-                        if _e4217 {
-                            let _e4219 = r404_;
-                            let _e4221 = r399_;
-                            let _e4223 = r393_;
-                            r393_ = select(_e4223, _e4221, _e4219);
-                        }
-                        let _e4227 = active_1176_;
-                        if _e4227 {
-                            let _e4229 = r404_;
-                            r397_ = u32(_e4229);
-                        }
-                        let _e4233 = active_1176_;
-                        if _e4233 {
-                            let _e4235 = r390_;
-                            let _e4237 = r397_;
-                            r390_ = (_e4235 | _e4237);
-                        }
-                    }
-                    continuing {
-                        let _e4241 = entry_1190_;
-                        continued_1192_ = false;
-                        let _e4245 = exited_1177_;
-                        let _e4247 = broken_1191_;
-                        let _e4249 = continued_1192_;
-                        active_1176_ = (_e4241 && !((_e4245 || (_e4247 || _e4249))));
-                        {
-                        }
+                    loop {
+                        let _e1850 = r406_;
+                        r407_ = (_e1850 == 0u);
+                        let _e1855 = r407_;
+                        if _e1855 {
+                            break;
+                        }
+                        let _e1857 = r406_;
+                        r406_ = (_e1857 - 1u);
+                        let _e1862 = r391_;
+                        r396_ = (_e1862 >> bitcast<u32>(31u));
+                        let _e1868 = r390_;
+                        r397_ = (_e1868 >> bitcast<u32>(31u));
+                        let _e1874 = r391_;
+                        r391_ = (_e1874 << bitcast<u32>(1u));
+                        let _e1880 = r391_;
+                        let _e1882 = r397_;
+                        r391_ = (_e1880 | _e1882);
+                        let _e1886 = r390_;
+                        r390_ = (_e1886 << bitcast<u32>(1u));
+                        let _e1892 = r392_;
+                        r397_ = (_e1892 >> bitcast<u32>(31u));
+                        let _e1898 = r393_;
+                        r393_ = (_e1898 << bitcast<u32>(1u));
+                        let _e1904 = r393_;
+                        let _e1906 = r397_;
+                        r393_ = (_e1904 | _e1906);
+                        let _e1910 = r392_;
+                        r392_ = (_e1910 << bitcast<u32>(1u));
+                        let _e1916 = r392_;
+                        let _e1918 = r396_;
+                        r392_ = (_e1916 | _e1918);
+                        let _e1922 = r393_;
+                        let _e1924 = d_u002e_hi_198_;
+                        r401_ = (_e1922 > _e1924);
+                        let _e1928 = r393_;
+                        let _e1930 = d_u002e_hi_198_;
+                        r402_ = (_e1928 == _e1930);
+                        let _e1934 = r392_;
+                        let _e1936 = d_u002e_lo_16_;
+                        r403_ = (_e1934 >= _e1936);
+                        let _e1940 = r402_;
+                        let _e1942 = r403_;
+                        let _e1944 = r401_;
+                        r404_ = select(_e1944, _e1942, _e1940);
+                        let _e1948 = r392_;
+                        let _e1950 = d_u002e_lo_16_;
+                        r398_ = (_e1948 - _e1950);
+                        let _e1954 = r392_;
+                        let _e1956 = d_u002e_lo_16_;
+                        r405_ = (_e1954 < _e1956);
+                        let _e1960 = r405_;
+                        r400_ = u32(_e1960);
+                        let _e1964 = r393_;
+                        let _e1966 = d_u002e_hi_198_;
+                        r399_ = (_e1964 - _e1966);
+                        let _e1970 = r399_;
+                        let _e1972 = r400_;
+                        r399_ = (_e1970 - _e1972);
+                        let _e1976 = r404_;
+                        let _e1978 = r398_;
+                        let _e1980 = r392_;
+                        r392_ = select(_e1980, _e1978, _e1976);
+                        let _e1984 = r404_;
+                        let _e1986 = r399_;
+                        let _e1988 = r393_;
+                        r393_ = select(_e1988, _e1986, _e1984);
+                        let _e1992 = r404_;
+                        r397_ = u32(_e1992);
+                        let _e1996 = r390_;
+                        let _e1998 = r397_;
+                        r390_ = (_e1996 | _e1998);
+                        let _e2002 = r391_;
+                        r396_ = (_e2002 >> bitcast<u32>(31u));
+                        let _e2008 = r390_;
+                        r397_ = (_e2008 >> bitcast<u32>(31u));
+                        let _e2014 = r391_;
+                        r391_ = (_e2014 << bitcast<u32>(1u));
+                        let _e2020 = r391_;
+                        let _e2022 = r397_;
+                        r391_ = (_e2020 | _e2022);
+                        let _e2026 = r390_;
+                        r390_ = (_e2026 << bitcast<u32>(1u));
+                        let _e2032 = r392_;
+                        r397_ = (_e2032 >> bitcast<u32>(31u));
+                        let _e2038 = r393_;
+                        r393_ = (_e2038 << bitcast<u32>(1u));
+                        let _e2044 = r393_;
+                        let _e2046 = r397_;
+                        r393_ = (_e2044 | _e2046);
+                        let _e2050 = r392_;
+                        r392_ = (_e2050 << bitcast<u32>(1u));
+                        let _e2056 = r392_;
+                        let _e2058 = r396_;
+                        r392_ = (_e2056 | _e2058);
+                        let _e2062 = r393_;
+                        let _e2064 = d_u002e_hi_198_;
+                        r401_ = (_e2062 > _e2064);
+                        let _e2068 = r393_;
+                        let _e2070 = d_u002e_hi_198_;
+                        r402_ = (_e2068 == _e2070);
+                        let _e2074 = r392_;
+                        let _e2076 = d_u002e_lo_16_;
+                        r403_ = (_e2074 >= _e2076);
+                        let _e2080 = r402_;
+                        let _e2082 = r403_;
+                        let _e2084 = r401_;
+                        r404_ = select(_e2084, _e2082, _e2080);
+                        let _e2088 = r392_;
+                        let _e2090 = d_u002e_lo_16_;
+                        r398_ = (_e2088 - _e2090);
+                        let _e2094 = r392_;
+                        let _e2096 = d_u002e_lo_16_;
+                        r405_ = (_e2094 < _e2096);
+                        let _e2100 = r405_;
+                        r400_ = u32(_e2100);
+                        let _e2104 = r393_;
+                        let _e2106 = d_u002e_hi_198_;
+                        r399_ = (_e2104 - _e2106);
+                        let _e2110 = r399_;
+                        let _e2112 = r400_;
+                        r399_ = (_e2110 - _e2112);
+                        let _e2116 = r404_;
+                        let _e2118 = r398_;
+                        let _e2120 = r392_;
+                        r392_ = select(_e2120, _e2118, _e2116);
+                        let _e2124 = r404_;
+                        let _e2126 = r399_;
+                        let _e2128 = r393_;
+                        r393_ = select(_e2128, _e2126, _e2124);
+                        let _e2132 = r404_;
+                        r397_ = u32(_e2132);
+                        let _e2136 = r390_;
+                        let _e2138 = r397_;
+                        r390_ = (_e2136 | _e2138);
+                        let _e2142 = r391_;
+                        r396_ = (_e2142 >> bitcast<u32>(31u));
+                        let _e2148 = r390_;
+                        r397_ = (_e2148 >> bitcast<u32>(31u));
+                        let _e2154 = r391_;
+                        r391_ = (_e2154 << bitcast<u32>(1u));
+                        let _e2160 = r391_;
+                        let _e2162 = r397_;
+                        r391_ = (_e2160 | _e2162);
+                        let _e2166 = r390_;
+                        r390_ = (_e2166 << bitcast<u32>(1u));
+                        let _e2172 = r392_;
+                        r397_ = (_e2172 >> bitcast<u32>(31u));
+                        let _e2178 = r393_;
+                        r393_ = (_e2178 << bitcast<u32>(1u));
+                        let _e2184 = r393_;
+                        let _e2186 = r397_;
+                        r393_ = (_e2184 | _e2186);
+                        let _e2190 = r392_;
+                        r392_ = (_e2190 << bitcast<u32>(1u));
+                        let _e2196 = r392_;
+                        let _e2198 = r396_;
+                        r392_ = (_e2196 | _e2198);
+                        let _e2202 = r393_;
+                        let _e2204 = d_u002e_hi_198_;
+                        r401_ = (_e2202 > _e2204);
+                        let _e2208 = r393_;
+                        let _e2210 = d_u002e_hi_198_;
+                        r402_ = (_e2208 == _e2210);
+                        let _e2214 = r392_;
+                        let _e2216 = d_u002e_lo_16_;
+                        r403_ = (_e2214 >= _e2216);
+                        let _e2220 = r402_;
+                        let _e2222 = r403_;
+                        let _e2224 = r401_;
+                        r404_ = select(_e2224, _e2222, _e2220);
+                        let _e2228 = r392_;
+                        let _e2230 = d_u002e_lo_16_;
+                        r398_ = (_e2228 - _e2230);
+                        let _e2234 = r392_;
+                        let _e2236 = d_u002e_lo_16_;
+                        r405_ = (_e2234 < _e2236);
+                        let _e2240 = r405_;
+                        r400_ = u32(_e2240);
+                        let _e2244 = r393_;
+                        let _e2246 = d_u002e_hi_198_;
+                        r399_ = (_e2244 - _e2246);
+                        let _e2250 = r399_;
+                        let _e2252 = r400_;
+                        r399_ = (_e2250 - _e2252);
+                        let _e2256 = r404_;
+                        let _e2258 = r398_;
+                        let _e2260 = r392_;
+                        r392_ = select(_e2260, _e2258, _e2256);
+                        let _e2264 = r404_;
+                        let _e2266 = r399_;
+                        let _e2268 = r393_;
+                        r393_ = select(_e2268, _e2266, _e2264);
+                        let _e2272 = r404_;
+                        r397_ = u32(_e2272);
+                        let _e2276 = r390_;
+                        let _e2278 = r397_;
+                        r390_ = (_e2276 | _e2278);
+                        let _e2282 = r391_;
+                        r396_ = (_e2282 >> bitcast<u32>(31u));
+                        let _e2288 = r390_;
+                        r397_ = (_e2288 >> bitcast<u32>(31u));
+                        let _e2294 = r391_;
+                        r391_ = (_e2294 << bitcast<u32>(1u));
+                        let _e2300 = r391_;
+                        let _e2302 = r397_;
+                        r391_ = (_e2300 | _e2302);
+                        let _e2306 = r390_;
+                        r390_ = (_e2306 << bitcast<u32>(1u));
+                        let _e2312 = r392_;
+                        r397_ = (_e2312 >> bitcast<u32>(31u));
+                        let _e2318 = r393_;
+                        r393_ = (_e2318 << bitcast<u32>(1u));
+                        let _e2324 = r393_;
+                        let _e2326 = r397_;
+                        r393_ = (_e2324 | _e2326);
+                        let _e2330 = r392_;
+                        r392_ = (_e2330 << bitcast<u32>(1u));
+                        let _e2336 = r392_;
+                        let _e2338 = r396_;
+                        r392_ = (_e2336 | _e2338);
+                        let _e2342 = r393_;
+                        let _e2344 = d_u002e_hi_198_;
+                        r401_ = (_e2342 > _e2344);
+                        let _e2348 = r393_;
+                        let _e2350 = d_u002e_hi_198_;
+                        r402_ = (_e2348 == _e2350);
+                        let _e2354 = r392_;
+                        let _e2356 = d_u002e_lo_16_;
+                        r403_ = (_e2354 >= _e2356);
+                        let _e2360 = r402_;
+                        let _e2362 = r403_;
+                        let _e2364 = r401_;
+                        r404_ = select(_e2364, _e2362, _e2360);
+                        let _e2368 = r392_;
+                        let _e2370 = d_u002e_lo_16_;
+                        r398_ = (_e2368 - _e2370);
+                        let _e2374 = r392_;
+                        let _e2376 = d_u002e_lo_16_;
+                        r405_ = (_e2374 < _e2376);
+                        let _e2380 = r405_;
+                        r400_ = u32(_e2380);
+                        let _e2384 = r393_;
+                        let _e2386 = d_u002e_hi_198_;
+                        r399_ = (_e2384 - _e2386);
+                        let _e2390 = r399_;
+                        let _e2392 = r400_;
+                        r399_ = (_e2390 - _e2392);
+                        let _e2396 = r404_;
+                        let _e2398 = r398_;
+                        let _e2400 = r392_;
+                        r392_ = select(_e2400, _e2398, _e2396);
+                        let _e2404 = r404_;
+                        let _e2406 = r399_;
+                        let _e2408 = r393_;
+                        r393_ = select(_e2408, _e2406, _e2404);
+                        let _e2412 = r404_;
+                        r397_ = u32(_e2412);
+                        let _e2416 = r390_;
+                        let _e2418 = r397_;
+                        r390_ = (_e2416 | _e2418);
+                        let _e2422 = r391_;
+                        r396_ = (_e2422 >> bitcast<u32>(31u));
+                        let _e2428 = r390_;
+                        r397_ = (_e2428 >> bitcast<u32>(31u));
+                        let _e2434 = r391_;
+                        r391_ = (_e2434 << bitcast<u32>(1u));
+                        let _e2440 = r391_;
+                        let _e2442 = r397_;
+                        r391_ = (_e2440 | _e2442);
+                        let _e2446 = r390_;
+                        r390_ = (_e2446 << bitcast<u32>(1u));
+                        let _e2452 = r392_;
+                        r397_ = (_e2452 >> bitcast<u32>(31u));
+                        let _e2458 = r393_;
+                        r393_ = (_e2458 << bitcast<u32>(1u));
+                        let _e2464 = r393_;
+                        let _e2466 = r397_;
+                        r393_ = (_e2464 | _e2466);
+                        let _e2470 = r392_;
+                        r392_ = (_e2470 << bitcast<u32>(1u));
+                        let _e2476 = r392_;
+                        let _e2478 = r396_;
+                        r392_ = (_e2476 | _e2478);
+                        let _e2482 = r393_;
+                        let _e2484 = d_u002e_hi_198_;
+                        r401_ = (_e2482 > _e2484);
+                        let _e2488 = r393_;
+                        let _e2490 = d_u002e_hi_198_;
+                        r402_ = (_e2488 == _e2490);
+                        let _e2494 = r392_;
+                        let _e2496 = d_u002e_lo_16_;
+                        r403_ = (_e2494 >= _e2496);
+                        let _e2500 = r402_;
+                        let _e2502 = r403_;
+                        let _e2504 = r401_;
+                        r404_ = select(_e2504, _e2502, _e2500);
+                        let _e2508 = r392_;
+                        let _e2510 = d_u002e_lo_16_;
+                        r398_ = (_e2508 - _e2510);
+                        let _e2514 = r392_;
+                        let _e2516 = d_u002e_lo_16_;
+                        r405_ = (_e2514 < _e2516);
+                        let _e2520 = r405_;
+                        r400_ = u32(_e2520);
+                        let _e2524 = r393_;
+                        let _e2526 = d_u002e_hi_198_;
+                        r399_ = (_e2524 - _e2526);
+                        let _e2530 = r399_;
+                        let _e2532 = r400_;
+                        r399_ = (_e2530 - _e2532);
+                        let _e2536 = r404_;
+                        let _e2538 = r398_;
+                        let _e2540 = r392_;
+                        r392_ = select(_e2540, _e2538, _e2536);
+                        let _e2544 = r404_;
+                        let _e2546 = r399_;
+                        let _e2548 = r393_;
+                        r393_ = select(_e2548, _e2546, _e2544);
+                        let _e2552 = r404_;
+                        r397_ = u32(_e2552);
+                        let _e2556 = r390_;
+                        let _e2558 = r397_;
+                        r390_ = (_e2556 | _e2558);
+                        let _e2562 = r391_;
+                        r396_ = (_e2562 >> bitcast<u32>(31u));
+                        let _e2568 = r390_;
+                        r397_ = (_e2568 >> bitcast<u32>(31u));
+                        let _e2574 = r391_;
+                        r391_ = (_e2574 << bitcast<u32>(1u));
+                        let _e2580 = r391_;
+                        let _e2582 = r397_;
+                        r391_ = (_e2580 | _e2582);
+                        let _e2586 = r390_;
+                        r390_ = (_e2586 << bitcast<u32>(1u));
+                        let _e2592 = r392_;
+                        r397_ = (_e2592 >> bitcast<u32>(31u));
+                        let _e2598 = r393_;
+                        r393_ = (_e2598 << bitcast<u32>(1u));
+                        let _e2604 = r393_;
+                        let _e2606 = r397_;
+                        r393_ = (_e2604 | _e2606);
+                        let _e2610 = r392_;
+                        r392_ = (_e2610 << bitcast<u32>(1u));
+                        let _e2616 = r392_;
+                        let _e2618 = r396_;
+                        r392_ = (_e2616 | _e2618);
+                        let _e2622 = r393_;
+                        let _e2624 = d_u002e_hi_198_;
+                        r401_ = (_e2622 > _e2624);
+                        let _e2628 = r393_;
+                        let _e2630 = d_u002e_hi_198_;
+                        r402_ = (_e2628 == _e2630);
+                        let _e2634 = r392_;
+                        let _e2636 = d_u002e_lo_16_;
+                        r403_ = (_e2634 >= _e2636);
+                        let _e2640 = r402_;
+                        let _e2642 = r403_;
+                        let _e2644 = r401_;
+                        r404_ = select(_e2644, _e2642, _e2640);
+                        let _e2648 = r392_;
+                        let _e2650 = d_u002e_lo_16_;
+                        r398_ = (_e2648 - _e2650);
+                        let _e2654 = r392_;
+                        let _e2656 = d_u002e_lo_16_;
+                        r405_ = (_e2654 < _e2656);
+                        let _e2660 = r405_;
+                        r400_ = u32(_e2660);
+                        let _e2664 = r393_;
+                        let _e2666 = d_u002e_hi_198_;
+                        r399_ = (_e2664 - _e2666);
+                        let _e2670 = r399_;
+                        let _e2672 = r400_;
+                        r399_ = (_e2670 - _e2672);
+                        let _e2676 = r404_;
+                        let _e2678 = r398_;
+                        let _e2680 = r392_;
+                        r392_ = select(_e2680, _e2678, _e2676);
+                        let _e2684 = r404_;
+                        let _e2686 = r399_;
+                        let _e2688 = r393_;
+                        r393_ = select(_e2688, _e2686, _e2684);
+                        let _e2692 = r404_;
+                        r397_ = u32(_e2692);
+                        let _e2696 = r390_;
+                        let _e2698 = r397_;
+                        r390_ = (_e2696 | _e2698);
+                        let _e2702 = r391_;
+                        r396_ = (_e2702 >> bitcast<u32>(31u));
+                        let _e2708 = r390_;
+                        r397_ = (_e2708 >> bitcast<u32>(31u));
+                        let _e2714 = r391_;
+                        r391_ = (_e2714 << bitcast<u32>(1u));
+                        let _e2720 = r391_;
+                        let _e2722 = r397_;
+                        r391_ = (_e2720 | _e2722);
+                        let _e2726 = r390_;
+                        r390_ = (_e2726 << bitcast<u32>(1u));
+                        let _e2732 = r392_;
+                        r397_ = (_e2732 >> bitcast<u32>(31u));
+                        let _e2738 = r393_;
+                        r393_ = (_e2738 << bitcast<u32>(1u));
+                        let _e2744 = r393_;
+                        let _e2746 = r397_;
+                        r393_ = (_e2744 | _e2746);
+                        let _e2750 = r392_;
+                        r392_ = (_e2750 << bitcast<u32>(1u));
+                        let _e2756 = r392_;
+                        let _e2758 = r396_;
+                        r392_ = (_e2756 | _e2758);
+                        let _e2762 = r393_;
+                        let _e2764 = d_u002e_hi_198_;
+                        r401_ = (_e2762 > _e2764);
+                        let _e2768 = r393_;
+                        let _e2770 = d_u002e_hi_198_;
+                        r402_ = (_e2768 == _e2770);
+                        let _e2774 = r392_;
+                        let _e2776 = d_u002e_lo_16_;
+                        r403_ = (_e2774 >= _e2776);
+                        let _e2780 = r402_;
+                        let _e2782 = r403_;
+                        let _e2784 = r401_;
+                        r404_ = select(_e2784, _e2782, _e2780);
+                        let _e2788 = r392_;
+                        let _e2790 = d_u002e_lo_16_;
+                        r398_ = (_e2788 - _e2790);
+                        let _e2794 = r392_;
+                        let _e2796 = d_u002e_lo_16_;
+                        r405_ = (_e2794 < _e2796);
+                        let _e2800 = r405_;
+                        r400_ = u32(_e2800);
+                        let _e2804 = r393_;
+                        let _e2806 = d_u002e_hi_198_;
+                        r399_ = (_e2804 - _e2806);
+                        let _e2810 = r399_;
+                        let _e2812 = r400_;
+                        r399_ = (_e2810 - _e2812);
+                        let _e2816 = r404_;
+                        let _e2818 = r398_;
+                        let _e2820 = r392_;
+                        r392_ = select(_e2820, _e2818, _e2816);
+                        let _e2824 = r404_;
+                        let _e2826 = r399_;
+                        let _e2828 = r393_;
+                        r393_ = select(_e2828, _e2826, _e2824);
+                        let _e2832 = r404_;
+                        r397_ = u32(_e2832);
+                        let _e2836 = r390_;
+                        let _e2838 = r397_;
+                        r390_ = (_e2836 | _e2838);
+                        let _e2842 = r391_;
+                        r396_ = (_e2842 >> bitcast<u32>(31u));
+                        let _e2848 = r390_;
+                        r397_ = (_e2848 >> bitcast<u32>(31u));
+                        let _e2854 = r391_;
+                        r391_ = (_e2854 << bitcast<u32>(1u));
+                        let _e2860 = r391_;
+                        let _e2862 = r397_;
+                        r391_ = (_e2860 | _e2862);
+                        let _e2866 = r390_;
+                        r390_ = (_e2866 << bitcast<u32>(1u));
+                        let _e2872 = r392_;
+                        r397_ = (_e2872 >> bitcast<u32>(31u));
+                        let _e2878 = r393_;
+                        r393_ = (_e2878 << bitcast<u32>(1u));
+                        let _e2884 = r393_;
+                        let _e2886 = r397_;
+                        r393_ = (_e2884 | _e2886);
+                        let _e2890 = r392_;
+                        r392_ = (_e2890 << bitcast<u32>(1u));
+                        let _e2896 = r392_;
+                        let _e2898 = r396_;
+                        r392_ = (_e2896 | _e2898);
+                        let _e2902 = r393_;
+                        let _e2904 = d_u002e_hi_198_;
+                        r401_ = (_e2902 > _e2904);
+                        let _e2908 = r393_;
+                        let _e2910 = d_u002e_hi_198_;
+                        r402_ = (_e2908 == _e2910);
+                        let _e2914 = r392_;
+                        let _e2916 = d_u002e_lo_16_;
+                        r403_ = (_e2914 >= _e2916);
+                        let _e2920 = r402_;
+                        let _e2922 = r403_;
+                        let _e2924 = r401_;
+                        r404_ = select(_e2924, _e2922, _e2920);
+                        let _e2928 = r392_;
+                        let _e2930 = d_u002e_lo_16_;
+                        r398_ = (_e2928 - _e2930);
+                        let _e2934 = r392_;
+                        let _e2936 = d_u002e_lo_16_;
+                        r405_ = (_e2934 < _e2936);
+                        let _e2940 = r405_;
+                        r400_ = u32(_e2940);
+                        let _e2944 = r393_;
+                        let _e2946 = d_u002e_hi_198_;
+                        r399_ = (_e2944 - _e2946);
+                        let _e2950 = r399_;
+                        let _e2952 = r400_;
+                        r399_ = (_e2950 - _e2952);
+                        let _e2956 = r404_;
+                        let _e2958 = r398_;
+                        let _e2960 = r392_;
+                        r392_ = select(_e2960, _e2958, _e2956);
+                        let _e2964 = r404_;
+                        let _e2966 = r399_;
+                        let _e2968 = r393_;
+                        r393_ = select(_e2968, _e2966, _e2964);
+                        let _e2972 = r404_;
+                        r397_ = u32(_e2972);
+                        let _e2976 = r390_;
+                        let _e2978 = r397_;
+                        r390_ = (_e2976 | _e2978);
                     }
                 }
-                let _e4256 = entry_1190_;
-                let _e4258 = exited_1177_;
-                active_1176_ = (_e4256 && !(_e4258));
-            }
-            let _e4263 = saved_1188_;
-            let _e4265 = exited_1177_;
-            active_1176_ = (_e4263 && !(_e4265));
-            let _e4270 = active_1176_;
-            if _e4270 {
-                let _e4272 = r390_;
-                r21_ = _e4272;
-            }
-            let _e4275 = active_1176_;
-            if _e4275 {
-                let _e4277 = r391_;
-                r203_ = _e4277;
-            }
-            let _e4280 = active_1176_;
-            if _e4280 {
-                let _e4282 = r21_;
-                r22_ = _e4282;
-            }
-            let _e4285 = active_1176_;
-            if _e4285 {
-                let _e4287 = r203_;
-                r204_ = _e4287;
-            }
-            let _e4290 = active_1176_;
-            if _e4290 {
-                let _e4292 = r22_;
-                let _e4299 = i_5_;
-                R[bitcast<u32>(((((_e4299 * 18i) + 2i) * 2i) + 0i))] = _e4292;
-            }
-            let _e4310 = active_1176_;
-            if _e4310 {
-                let _e4312 = r204_;
-                let _e4319 = i_5_;
-                R[bitcast<u32>(((((_e4319 * 18i) + 2i) * 2i) + 1i))] = _e4312;
-            }
-            let _e4330 = active_1176_;
-            if _e4330 {
-                let _e4332 = b_u002e_lo_12_;
-                r408_ = (_e4332 & 63u);
-            }
-            let _e4337 = active_1176_;
-            if _e4337 {
-                let _e4339 = r408_;
-                r409_ = (_e4339 < 32u);
-            }
-            let _e4344 = active_1176_;
-            if _e4344 {
-                let _e4346 = r408_;
-                r410_ = (_e4346 & 31u);
-            }
-            let _e4351 = active_1176_;
-            if _e4351 {
-                let _e4353 = r410_;
-                r411_ = (_e4353 == 0u);
-            }
-            let _e4358 = active_1176_;
-            if _e4358 {
-                let _e4361 = r410_;
-                r412_ = (32u - _e4361);
-            }
-            let _e4365 = active_1176_;
-            if _e4365 {
-                let _e4367 = a_u002e_lo_9_;
-                let _e4369 = r412_;
-                r413_ = (_e4367 >> bitcast<u32>(_e4369));
-            }
-            let _e4374 = active_1176_;
-            if _e4374 {
-                let _e4376 = r411_;
-                let _e4379 = r413_;
-                r414_ = select(_e4379, 0u, _e4376);
-            }
-            let _e4383 = active_1176_;
-            if _e4383 {
-                let _e4385 = a_u002e_hi_191_;
-                let _e4387 = r410_;
-                r415_ = (_e4385 << bitcast<u32>(_e4387));
-            }
-            let _e4392 = active_1176_;
-            if _e4392 {
-                let _e4394 = r415_;
-                let _e4396 = r414_;
-                r416_ = (_e4394 | _e4396);
-            }
-            let _e4400 = active_1176_;
-            if _e4400 {
-                let _e4402 = a_u002e_lo_9_;
-                let _e4404 = r410_;
-                r417_ = (_e4402 << bitcast<u32>(_e4404));
-            }
-            let _e4409 = active_1176_;
-            if _e4409 {
-                let _e4411 = r409_;
-                let _e4413 = r417_;
-                r418_ = select(0u, _e4413, _e4411);
-            }
-            let _e4418 = active_1176_;
-            if _e4418 {
-                let _e4420 = r409_;
-                let _e4422 = r416_;
-                let _e4424 = r417_;
-                r419_ = select(_e4424, _e4422, _e4420);
-            }
-            let _e4428 = active_1176_;
-            if _e4428 {
-                let _e4430 = r418_;
-                r23_ = _e4430;
-            }
-            let _e4433 = active_1176_;
-            if _e4433 {
-                let _e4435 = r419_;
-                r205_ = _e4435;
-            }
-            let _e4438 = active_1176_;
-            if _e4438 {
-                let _e4440 = b_u002e_lo_12_;
-                r420_ = (_e4440 & 63u);
-            }
-            let _e4445 = active_1176_;
-            if _e4445 {
-                let _e4447 = r420_;
-                r421_ = (_e4447 < 32u);
-            }
-            let _e4452 = active_1176_;
-            if _e4452 {
-                let _e4454 = r420_;
-                r422_ = (_e4454 & 31u);
-            }
-            let _e4459 = active_1176_;
-            if _e4459 {
-                let _e4461 = r422_;
-                r423_ = (_e4461 == 0u);
-            }
-            let _e4466 = active_1176_;
-            if _e4466 {
-                let _e4469 = r422_;
-                r424_ = (32u - _e4469);
-            }
-            let _e4473 = active_1176_;
-            if _e4473 {
-                let _e4475 = a_u002e_hi_191_;
-                let _e4477 = r424_;
-                r425_ = (_e4475 << bitcast<u32>(_e4477));
-            }
-            let _e4482 = active_1176_;
-            if _e4482 {
-                let _e4484 = r423_;
-                let _e4487 = r425_;
-                r426_ = select(_e4487, 0u, _e4484);
-            }
-            let _e4491 = active_1176_;
-            if _e4491 {
-                let _e4493 = a_u002e_lo_9_;
-                let _e4495 = r422_;
-                r427_ = (_e4493 >> bitcast<u32>(_e4495));
-            }
-            let _e4500 = active_1176_;
-            if _e4500 {
-                let _e4502 = r427_;
-                let _e4504 = r426_;
-                r428_ = (_e4502 | _e4504);
-            }
-            let _e4508 = active_1176_;
-            if _e4508 {
-                let _e4510 = a_u002e_hi_191_;
-                r429_ = bitcast<i32>(_e4510);
-            }
-            let _e4514 = active_1176_;
-            if _e4514 {
-                let _e4516 = r429_;
-                let _e4518 = r422_;
-                r430_ = (_e4516 >> bitcast<u32>(_e4518));
-            }
-            let _e4523 = active_1176_;
-            if _e4523 {
-                let _e4525 = r429_;
-                r431_ = (_e4525 >> bitcast<u32>(31i));
-            }
-            let _e4531 = active_1176_;
-            if _e4531 {
-                let _e4533 = r430_;
-                r432_ = bitcast<u32>(_e4533);
-            }
-            let _e4537 = active_1176_;
-            if _e4537 {
-                let _e4539 = r431_;
-                r433_ = bitcast<u32>(_e4539);
-            }
-            let _e4543 = active_1176_;
-            if _e4543 {
-                let _e4545 = r421_;
-                let _e4547 = r428_;
-                let _e4549 = r432_;
-                r434_ = select(_e4549, _e4547, _e4545);
-            }
-            let _e4553 = active_1176_;
-            if _e4553 {
-                let _e4555 = r421_;
-                let _e4557 = r432_;
-                let _e4559 = r433_;
-                r435_ = select(_e4559, _e4557, _e4555);
-            }
-            let _e4563 = active_1176_;
-            if _e4563 {
-                let _e4565 = r434_;
-                r24_ = _e4565;
-            }
-            let _e4568 = active_1176_;
-            if _e4568 {
-                let _e4570 = r435_;
-                r206_ = _e4570;
-            }
-            let _e4573 = active_1176_;
-            if _e4573 {
-                let _e4575 = r23_;
-                let _e4577 = r24_;
-                r436_ = (_e4575 ^ _e4577);
-            }
-            let _e4581 = active_1176_;
-            if _e4581 {
-                let _e4583 = r205_;
-                let _e4585 = r206_;
-                r437_ = (_e4583 ^ _e4585);
-            }
-            let _e4589 = active_1176_;
-            if _e4589 {
-                let _e4591 = r436_;
-                r25_ = _e4591;
-            }
-            let _e4594 = active_1176_;
-            if _e4594 {
-                let _e4596 = r437_;
-                r207_ = _e4596;
-            }
-            let _e4599 = active_1176_;
-            if _e4599 {
-                let _e4601 = d_u002e_lo_16_;
-                r438_ = (_e4601 & 63u);
-            }
-            let _e4606 = active_1176_;
-            if _e4606 {
-                let _e4608 = r438_;
-                r439_ = (_e4608 < 32u);
-            }
-            let _e4613 = active_1176_;
-            if _e4613 {
-                let _e4615 = r438_;
-                r440_ = (_e4615 & 31u);
-            }
-            let _e4620 = active_1176_;
-            if _e4620 {
-                let _e4622 = r440_;
-                r441_ = (_e4622 == 0u);
-            }
-            let _e4627 = active_1176_;
-            if _e4627 {
-                let _e4630 = r440_;
-                r442_ = (32u - _e4630);
-            }
-            let _e4634 = active_1176_;
-            if _e4634 {
-                let _e4636 = c_u002e_hi_196_;
-                let _e4638 = r442_;
-                r443_ = (_e4636 << bitcast<u32>(_e4638));
-            }
-            let _e4643 = active_1176_;
-            if _e4643 {
-                let _e4645 = r441_;
-                let _e4648 = r443_;
-                r444_ = select(_e4648, 0u, _e4645);
-            }
-            let _e4652 = active_1176_;
-            if _e4652 {
-                let _e4654 = c_u002e_lo_14_;
-                let _e4656 = r440_;
-                r445_ = (_e4654 >> bitcast<u32>(_e4656));
-            }
-            let _e4661 = active_1176_;
-            if _e4661 {
-                let _e4663 = r445_;
-                let _e4665 = r444_;
-                r446_ = (_e4663 | _e4665);
-            }
-            let _e4669 = active_1176_;
-            if _e4669 {
-                let _e4671 = c_u002e_hi_196_;
-                let _e4673 = r440_;
-                r447_ = (_e4671 >> bitcast<u32>(_e4673));
-            }
-            let _e4678 = active_1176_;
-            if _e4678 {
-                let _e4680 = r439_;
-                let _e4682 = r446_;
-                let _e4684 = r447_;
-                r448_ = select(_e4684, _e4682, _e4680);
-            }
-            let _e4688 = active_1176_;
-            if _e4688 {
-                let _e4690 = r439_;
-                let _e4692 = r447_;
-                r449_ = select(0u, _e4692, _e4690);
-            }
-            let _e4697 = active_1176_;
-            if _e4697 {
-                let _e4699 = r448_;
-                r26_ = _e4699;
-            }
-            let _e4702 = active_1176_;
-            if _e4702 {
-                let _e4704 = r449_;
-                r208_ = _e4704;
-            }
-            let _e4707 = active_1176_;
-            if _e4707 {
-                let _e4709 = r26_;
-                r27_ = _e4709;
-            }
-            let _e4712 = active_1176_;
-            if _e4712 {
-                let _e4714 = r208_;
-                r209_ = _e4714;
-            }
-            let _e4717 = active_1176_;
-            if _e4717 {
-                let _e4719 = r25_;
-                let _e4721 = r27_;
-                r450_ = (_e4719 ^ _e4721);
-            }
-            let _e4725 = active_1176_;
-            if _e4725 {
-                let _e4727 = r207_;
-                let _e4729 = r209_;
-                r451_ = (_e4727 ^ _e4729);
-            }
-            let _e4733 = active_1176_;
-            if _e4733 {
-                let _e4735 = r450_;
-                r28_ = _e4735;
-            }
-            let _e4738 = active_1176_;
-            if _e4738 {
-                let _e4740 = r451_;
-                r210_ = _e4740;
-            }
-            let _e4743 = active_1176_;
-            if _e4743 {
-                let _e4745 = r28_;
-                let _e4752 = i_5_;
-                R[bitcast<u32>(((((_e4752 * 18i) + 3i) * 2i) + 0i))] = _e4745;
-            }
-            let _e4763 = active_1176_;
-            if _e4763 {
-                let _e4765 = r210_;
-                let _e4772 = i_5_;
-                R[bitcast<u32>(((((_e4772 * 18i) + 3i) * 2i) + 1i))] = _e4765;
-            }
-            let _e4783 = active_1176_;
-            if _e4783 {
-                let _e4785 = a_u002e_hi_191_;
-                r452_ = bitcast<i32>(_e4785);
-            }
-            let _e4789 = active_1176_;
-            if _e4789 {
-                let _e4791 = b_u002e_hi_194_;
-                r453_ = bitcast<i32>(_e4791);
-            }
-            let _e4795 = active_1176_;
-            if _e4795 {
-                let _e4797 = r452_;
-                let _e4799 = r453_;
-                r454_ = (_e4797 < _e4799);
-            }
-            let _e4803 = active_1176_;
-            if _e4803 {
-                let _e4805 = a_u002e_hi_191_;
-                let _e4807 = b_u002e_hi_194_;
-                r455_ = (_e4805 == _e4807);
-            }
-            let _e4811 = active_1176_;
-            if _e4811 {
-                let _e4813 = a_u002e_lo_9_;
-                let _e4815 = b_u002e_lo_12_;
-                r456_ = (_e4813 < _e4815);
-            }
-            let _e4819 = active_1176_;
-            if _e4819 {
-                let _e4821 = r455_;
-                let _e4823 = r456_;
-                let _e4825 = r454_;
-                r457_ = select(_e4825, _e4823, _e4821);
-            }
-            let _e4829 = active_1176_;
-            if _e4829 {
-                let _e4831 = r457_;
-                let _e4833 = a_u002e_lo_9_;
-                let _e4835 = b_u002e_lo_12_;
-                r458_ = select(_e4835, _e4833, _e4831);
-            }
-            let _e4839 = active_1176_;
-            if _e4839 {
-                let _e4841 = r457_;
-                let _e4843 = a_u002e_hi_191_;
-                let _e4845 = b_u002e_hi_194_;
-                r459_ = select(_e4845, _e4843, _e4841);
-            }
-            let _e4849 = active_1176_;
-            if _e4849 {
-                let _e4851 = r458_;
-                r29_ = _e4851;
-            }
-            let _e4854 = active_1176_;
-            if _e4854 {
-                let _e4856 = r459_;
-                r211_ = _e4856;
-            }
-            let _e4859 = active_1176_;
-            if _e4859 {
-                let _e4861 = a_u002e_hi_191_;
-                r460_ = bitcast<i32>(_e4861);
-            }
-            let _e4865 = active_1176_;
-            if _e4865 {
-                let _e4867 = b_u002e_hi_194_;
-                r461_ = bitcast<i32>(_e4867);
-            }
-            let _e4871 = active_1176_;
-            if _e4871 {
-                let _e4873 = r460_;
-                let _e4875 = r461_;
-                r462_ = (_e4873 < _e4875);
-            }
-            let _e4879 = active_1176_;
-            if _e4879 {
-                let _e4881 = a_u002e_hi_191_;
-                let _e4883 = b_u002e_hi_194_;
-                r463_ = (_e4881 == _e4883);
-            }
-            let _e4887 = active_1176_;
-            if _e4887 {
-                let _e4889 = a_u002e_lo_9_;
-                let _e4891 = b_u002e_lo_12_;
-                r464_ = (_e4889 < _e4891);
-            }
-            let _e4895 = active_1176_;
-            if _e4895 {
-                let _e4897 = r463_;
-                let _e4899 = r464_;
-                let _e4901 = r462_;
-                r465_ = select(_e4901, _e4899, _e4897);
-            }
-            let _e4905 = active_1176_;
-            if _e4905 {
-                let _e4907 = r465_;
-                let _e4909 = b_u002e_lo_12_;
-                let _e4911 = a_u002e_lo_9_;
-                r466_ = select(_e4911, _e4909, _e4907);
-            }
-            let _e4915 = active_1176_;
-            if _e4915 {
-                let _e4917 = r465_;
-                let _e4919 = b_u002e_hi_194_;
-                let _e4921 = a_u002e_hi_191_;
-                r467_ = select(_e4921, _e4919, _e4917);
-            }
-            let _e4925 = active_1176_;
-            if _e4925 {
-                let _e4927 = r466_;
-                r30_ = _e4927;
-            }
-            let _e4930 = active_1176_;
-            if _e4930 {
-                let _e4932 = r467_;
-                r212_ = _e4932;
-            }
-            let _e4935 = active_1176_;
-            if _e4935 {
-                let _e4937 = r30_;
-                r468_ = (_e4937 & 65535u);
-            }
-            let _e4942 = active_1176_;
-            if _e4942 {
-                let _e4944 = r30_;
-                r469_ = (_e4944 >> bitcast<u32>(16u));
-            }
-            let _e4950 = active_1176_;
-            if _e4950 {
+                let _e2982 = r390_;
+                r21_ = _e2982;
+                let _e2985 = r391_;
+                r203_ = _e2985;
+                let _e2988 = r21_;
+                r22_ = _e2988;
+                let _e2991 = r203_;
+                r204_ = _e2991;
+                let _e2994 = r22_;
+                let _e3001 = i_5_;
+                R[bitcast<u32>(((((_e3001 * 18i) + 2i) * 2i) + 0i))] = _e2994;
+                let _e3012 = r204_;
+                let _e3019 = i_5_;
+                R[bitcast<u32>(((((_e3019 * 18i) + 2i) * 2i) + 1i))] = _e3012;
+                let _e3030 = b_u002e_lo_12_;
+                r408_ = (_e3030 & 63u);
+                let _e3035 = r408_;
+                r409_ = (_e3035 < 32u);
+                let _e3040 = r408_;
+                r410_ = (_e3040 & 31u);
+                let _e3045 = r410_;
+                r411_ = (_e3045 == 0u);
+                let _e3051 = r410_;
+                r412_ = (32u - _e3051);
+                let _e3055 = a_u002e_lo_9_;
+                let _e3057 = r412_;
+                r413_ = (_e3055 >> bitcast<u32>(_e3057));
+                let _e3062 = r411_;
+                let _e3065 = r413_;
+                r414_ = select(_e3065, 0u, _e3062);
+                let _e3069 = a_u002e_hi_191_;
+                let _e3071 = r410_;
+                r415_ = (_e3069 << bitcast<u32>(_e3071));
+                let _e3076 = r415_;
+                let _e3078 = r414_;
+                r416_ = (_e3076 | _e3078);
+                let _e3082 = a_u002e_lo_9_;
+                let _e3084 = r410_;
+                r417_ = (_e3082 << bitcast<u32>(_e3084));
+                let _e3089 = r409_;
+                let _e3091 = r417_;
+                r418_ = select(0u, _e3091, _e3089);
+                let _e3096 = r409_;
+                let _e3098 = r416_;
+                let _e3100 = r417_;
+                r419_ = select(_e3100, _e3098, _e3096);
+                let _e3104 = r418_;
+                r23_ = _e3104;
+                let _e3107 = r419_;
+                r205_ = _e3107;
+                let _e3110 = b_u002e_lo_12_;
+                r420_ = (_e3110 & 63u);
+                let _e3115 = r420_;
+                r421_ = (_e3115 < 32u);
+                let _e3120 = r420_;
+                r422_ = (_e3120 & 31u);
+                let _e3125 = r422_;
+                r423_ = (_e3125 == 0u);
+                let _e3131 = r422_;
+                r424_ = (32u - _e3131);
+                let _e3135 = a_u002e_hi_191_;
+                let _e3137 = r424_;
+                r425_ = (_e3135 << bitcast<u32>(_e3137));
+                let _e3142 = r423_;
+                let _e3145 = r425_;
+                r426_ = select(_e3145, 0u, _e3142);
+                let _e3149 = a_u002e_lo_9_;
+                let _e3151 = r422_;
+                r427_ = (_e3149 >> bitcast<u32>(_e3151));
+                let _e3156 = r427_;
+                let _e3158 = r426_;
+                r428_ = (_e3156 | _e3158);
+                let _e3162 = a_u002e_hi_191_;
+                r429_ = bitcast<i32>(_e3162);
+                let _e3166 = r429_;
+                let _e3168 = r422_;
+                r430_ = (_e3166 >> bitcast<u32>(_e3168));
+                let _e3173 = r429_;
+                r431_ = (_e3173 >> bitcast<u32>(31i));
+                let _e3179 = r430_;
+                r432_ = bitcast<u32>(_e3179);
+                let _e3183 = r431_;
+                r433_ = bitcast<u32>(_e3183);
+                let _e3187 = r421_;
+                let _e3189 = r428_;
+                let _e3191 = r432_;
+                r434_ = select(_e3191, _e3189, _e3187);
+                let _e3195 = r421_;
+                let _e3197 = r432_;
+                let _e3199 = r433_;
+                r435_ = select(_e3199, _e3197, _e3195);
+                let _e3203 = r434_;
+                r24_ = _e3203;
+                let _e3206 = r435_;
+                r206_ = _e3206;
+                let _e3209 = r23_;
+                let _e3211 = r24_;
+                r436_ = (_e3209 ^ _e3211);
+                let _e3215 = r205_;
+                let _e3217 = r206_;
+                r437_ = (_e3215 ^ _e3217);
+                let _e3221 = r436_;
+                r25_ = _e3221;
+                let _e3224 = r437_;
+                r207_ = _e3224;
+                let _e3227 = d_u002e_lo_16_;
+                r438_ = (_e3227 & 63u);
+                let _e3232 = r438_;
+                r439_ = (_e3232 < 32u);
+                let _e3237 = r438_;
+                r440_ = (_e3237 & 31u);
+                let _e3242 = r440_;
+                r441_ = (_e3242 == 0u);
+                let _e3248 = r440_;
+                r442_ = (32u - _e3248);
+                let _e3252 = c_u002e_hi_196_;
+                let _e3254 = r442_;
+                r443_ = (_e3252 << bitcast<u32>(_e3254));
+                let _e3259 = r441_;
+                let _e3262 = r443_;
+                r444_ = select(_e3262, 0u, _e3259);
+                let _e3266 = c_u002e_lo_14_;
+                let _e3268 = r440_;
+                r445_ = (_e3266 >> bitcast<u32>(_e3268));
+                let _e3273 = r445_;
+                let _e3275 = r444_;
+                r446_ = (_e3273 | _e3275);
+                let _e3279 = c_u002e_hi_196_;
+                let _e3281 = r440_;
+                r447_ = (_e3279 >> bitcast<u32>(_e3281));
+                let _e3286 = r439_;
+                let _e3288 = r446_;
+                let _e3290 = r447_;
+                r448_ = select(_e3290, _e3288, _e3286);
+                let _e3294 = r439_;
+                let _e3296 = r447_;
+                r449_ = select(0u, _e3296, _e3294);
+                let _e3301 = r448_;
+                r26_ = _e3301;
+                let _e3304 = r449_;
+                r208_ = _e3304;
+                let _e3307 = r26_;
+                r27_ = _e3307;
+                let _e3310 = r208_;
+                r209_ = _e3310;
+                let _e3313 = r25_;
+                let _e3315 = r27_;
+                r450_ = (_e3313 ^ _e3315);
+                let _e3319 = r207_;
+                let _e3321 = r209_;
+                r451_ = (_e3319 ^ _e3321);
+                let _e3325 = r450_;
+                r28_ = _e3325;
+                let _e3328 = r451_;
+                r210_ = _e3328;
+                let _e3331 = r28_;
+                let _e3338 = i_5_;
+                R[bitcast<u32>(((((_e3338 * 18i) + 3i) * 2i) + 0i))] = _e3331;
+                let _e3349 = r210_;
+                let _e3356 = i_5_;
+                R[bitcast<u32>(((((_e3356 * 18i) + 3i) * 2i) + 1i))] = _e3349;
+                let _e3367 = a_u002e_hi_191_;
+                r452_ = bitcast<i32>(_e3367);
+                let _e3371 = b_u002e_hi_194_;
+                r453_ = bitcast<i32>(_e3371);
+                let _e3375 = r452_;
+                let _e3377 = r453_;
+                r454_ = (_e3375 < _e3377);
+                let _e3381 = a_u002e_hi_191_;
+                let _e3383 = b_u002e_hi_194_;
+                r455_ = (_e3381 == _e3383);
+                let _e3387 = a_u002e_lo_9_;
+                let _e3389 = b_u002e_lo_12_;
+                r456_ = (_e3387 < _e3389);
+                let _e3393 = r455_;
+                let _e3395 = r456_;
+                let _e3397 = r454_;
+                r457_ = select(_e3397, _e3395, _e3393);
+                let _e3401 = r457_;
+                let _e3403 = a_u002e_lo_9_;
+                let _e3405 = b_u002e_lo_12_;
+                r458_ = select(_e3405, _e3403, _e3401);
+                let _e3409 = r457_;
+                let _e3411 = a_u002e_hi_191_;
+                let _e3413 = b_u002e_hi_194_;
+                r459_ = select(_e3413, _e3411, _e3409);
+                let _e3417 = r458_;
+                r29_ = _e3417;
+                let _e3420 = r459_;
+                r211_ = _e3420;
+                let _e3423 = a_u002e_hi_191_;
+                r460_ = bitcast<i32>(_e3423);
+                let _e3427 = b_u002e_hi_194_;
+                r461_ = bitcast<i32>(_e3427);
+                let _e3431 = r460_;
+                let _e3433 = r461_;
+                r462_ = (_e3431 < _e3433);
+                let _e3437 = a_u002e_hi_191_;
+                let _e3439 = b_u002e_hi_194_;
+                r463_ = (_e3437 == _e3439);
+                let _e3443 = a_u002e_lo_9_;
+                let _e3445 = b_u002e_lo_12_;
+                r464_ = (_e3443 < _e3445);
+                let _e3449 = r463_;
+                let _e3451 = r464_;
+                let _e3453 = r462_;
+                r465_ = select(_e3453, _e3451, _e3449);
+                let _e3457 = r465_;
+                let _e3459 = b_u002e_lo_12_;
+                let _e3461 = a_u002e_lo_9_;
+                r466_ = select(_e3461, _e3459, _e3457);
+                let _e3465 = r465_;
+                let _e3467 = b_u002e_hi_194_;
+                let _e3469 = a_u002e_hi_191_;
+                r467_ = select(_e3469, _e3467, _e3465);
+                let _e3473 = r466_;
+                r30_ = _e3473;
+                let _e3476 = r467_;
+                r212_ = _e3476;
+                let _e3479 = r30_;
+                r468_ = (_e3479 & 65535u);
+                let _e3484 = r30_;
+                r469_ = (_e3484 >> bitcast<u32>(16u));
                 r470_ = 3u;
-            }
-            let _e4954 = active_1176_;
-            if _e4954 {
                 r471_ = 0u;
-            }
-            let _e4958 = active_1176_;
-            if _e4958 {
-                let _e4960 = r468_;
-                r472_ = (_e4960 * 3u);
-            }
-            let _e4965 = active_1176_;
-            if _e4965 {
-                let _e4967 = r468_;
-                r473_ = (_e4967 * 0u);
-            }
-            let _e4972 = active_1176_;
-            if _e4972 {
-                let _e4974 = r469_;
-                r474_ = (_e4974 * 3u);
-            }
-            let _e4979 = active_1176_;
-            if _e4979 {
-                let _e4981 = r469_;
-                r475_ = (_e4981 * 0u);
-            }
-            let _e4986 = active_1176_;
-            if _e4986 {
-                let _e4988 = r473_;
-                r476_ = (_e4988 & 65535u);
-            }
-            let _e4993 = active_1176_;
-            if _e4993 {
-                let _e4995 = r473_;
-                r477_ = (_e4995 >> bitcast<u32>(16u));
-            }
-            let _e5001 = active_1176_;
-            if _e5001 {
-                let _e5003 = r474_;
-                r478_ = (_e5003 & 65535u);
-            }
-            let _e5008 = active_1176_;
-            if _e5008 {
-                let _e5010 = r474_;
-                r479_ = (_e5010 >> bitcast<u32>(16u));
-            }
-            let _e5016 = active_1176_;
-            if _e5016 {
-                let _e5018 = r472_;
-                r480_ = (_e5018 >> bitcast<u32>(16u));
-            }
-            let _e5024 = active_1176_;
-            if _e5024 {
-                let _e5026 = r480_;
-                let _e5028 = r476_;
-                r481_ = (_e5026 + _e5028);
-            }
-            let _e5032 = active_1176_;
-            if _e5032 {
-                let _e5034 = r481_;
-                let _e5036 = r478_;
-                r482_ = (_e5034 + _e5036);
-            }
-            let _e5040 = active_1176_;
-            if _e5040 {
-                let _e5042 = r30_;
-                r483_ = (_e5042 * 3u);
-            }
-            let _e5047 = active_1176_;
-            if _e5047 {
-                let _e5049 = r475_;
-                let _e5051 = r477_;
-                r484_ = (_e5049 + _e5051);
-            }
-            let _e5055 = active_1176_;
-            if _e5055 {
-                let _e5057 = r484_;
-                let _e5059 = r479_;
-                r485_ = (_e5057 + _e5059);
-            }
-            let _e5063 = active_1176_;
-            if _e5063 {
-                let _e5065 = r482_;
-                r486_ = (_e5065 >> bitcast<u32>(16u));
-            }
-            let _e5071 = active_1176_;
-            if _e5071 {
-                let _e5073 = r485_;
-                let _e5075 = r486_;
-                r487_ = (_e5073 + _e5075);
-            }
-            let _e5079 = active_1176_;
-            if _e5079 {
-                let _e5081 = r30_;
-                r488_ = (_e5081 * 0u);
-            }
-            let _e5086 = active_1176_;
-            if _e5086 {
-                let _e5088 = r212_;
-                r489_ = (_e5088 * 3u);
-            }
-            let _e5093 = active_1176_;
-            if _e5093 {
-                let _e5095 = r487_;
-                let _e5097 = r488_;
-                r490_ = (_e5095 + _e5097);
-            }
-            let _e5101 = active_1176_;
-            if _e5101 {
-                let _e5103 = r490_;
-                let _e5105 = r489_;
-                r491_ = (_e5103 + _e5105);
-            }
-            let _e5109 = active_1176_;
-            if _e5109 {
-                let _e5111 = r483_;
-                r31_ = _e5111;
-            }
-            let _e5114 = active_1176_;
-            if _e5114 {
-                let _e5116 = r491_;
-                r213_ = _e5116;
-            }
-            let _e5119 = active_1176_;
-            if _e5119 {
-                let _e5121 = r29_;
-                let _e5123 = r31_;
-                r492_ = (_e5121 + _e5123);
-            }
-            let _e5127 = active_1176_;
-            if _e5127 {
-                let _e5129 = r492_;
-                let _e5131 = r29_;
-                r493_ = (_e5129 < _e5131);
-            }
-            let _e5135 = active_1176_;
-            if _e5135 {
-                let _e5137 = r493_;
-                r494_ = u32(_e5137);
-            }
-            let _e5141 = active_1176_;
-            if _e5141 {
-                let _e5143 = r211_;
-                let _e5145 = r213_;
-                r495_ = (_e5143 + _e5145);
-            }
-            let _e5149 = active_1176_;
-            if _e5149 {
-                let _e5151 = r495_;
-                let _e5153 = r494_;
-                r496_ = (_e5151 + _e5153);
-            }
-            let _e5157 = active_1176_;
-            if _e5157 {
-                let _e5159 = r492_;
-                r32_ = _e5159;
-            }
-            let _e5162 = active_1176_;
-            if _e5162 {
-                let _e5164 = r496_;
-                r214_ = _e5164;
-            }
-            let _e5167 = active_1176_;
-            if _e5167 {
-                let _e5169 = a_u002e_hi_191_;
-                r497_ = bitcast<i32>(_e5169);
-            }
-            let _e5173 = active_1176_;
-            if _e5173 {
-                let _e5175 = r497_;
-                r498_ = (_e5175 < 0i);
-            }
-            let _e5180 = active_1176_;
-            if _e5180 {
-                let _e5183 = a_u002e_lo_9_;
-                r499_ = (0u - _e5183);
-            }
-            let _e5187 = active_1176_;
-            if _e5187 {
-                let _e5190 = a_u002e_lo_9_;
-                r500_ = (0u < _e5190);
-            }
-            let _e5194 = active_1176_;
-            if _e5194 {
-                let _e5196 = r500_;
-                r501_ = u32(_e5196);
-            }
-            let _e5200 = active_1176_;
-            if _e5200 {
-                let _e5203 = a_u002e_hi_191_;
-                r502_ = (0u - _e5203);
-            }
-            let _e5207 = active_1176_;
-            if _e5207 {
-                let _e5209 = r502_;
-                let _e5211 = r501_;
-                r503_ = (_e5209 - _e5211);
-            }
-            let _e5215 = active_1176_;
-            if _e5215 {
-                let _e5217 = r498_;
-                let _e5219 = r499_;
-                let _e5221 = a_u002e_lo_9_;
-                r504_ = select(_e5221, _e5219, _e5217);
-            }
-            let _e5225 = active_1176_;
-            if _e5225 {
-                let _e5227 = r498_;
-                let _e5229 = r503_;
-                let _e5231 = a_u002e_hi_191_;
-                r505_ = select(_e5231, _e5229, _e5227);
-            }
-            let _e5235 = active_1176_;
-            if _e5235 {
-                let _e5237 = r504_;
-                r33_ = _e5237;
-            }
-            let _e5240 = active_1176_;
-            if _e5240 {
-                let _e5242 = r505_;
-                r215_ = _e5242;
-            }
-            let _e5245 = active_1176_;
-            if _e5245 {
-                let _e5247 = r32_;
-                let _e5249 = r33_;
-                r506_ = (_e5247 + _e5249);
-            }
-            let _e5253 = active_1176_;
-            if _e5253 {
-                let _e5255 = r506_;
-                let _e5257 = r32_;
-                r507_ = (_e5255 < _e5257);
-            }
-            let _e5261 = active_1176_;
-            if _e5261 {
-                let _e5263 = r507_;
-                r508_ = u32(_e5263);
-            }
-            let _e5267 = active_1176_;
-            if _e5267 {
-                let _e5269 = r214_;
-                let _e5271 = r215_;
-                r509_ = (_e5269 + _e5271);
-            }
-            let _e5275 = active_1176_;
-            if _e5275 {
-                let _e5277 = r509_;
-                let _e5279 = r508_;
-                r510_ = (_e5277 + _e5279);
-            }
-            let _e5283 = active_1176_;
-            if _e5283 {
-                let _e5285 = r506_;
-                r34_ = _e5285;
-            }
-            let _e5288 = active_1176_;
-            if _e5288 {
-                let _e5290 = r510_;
-                r216_ = _e5290;
-            }
-            let _e5293 = active_1176_;
-            if _e5293 {
-                let _e5295 = r34_;
-                let _e5302 = i_5_;
-                R[bitcast<u32>(((((_e5302 * 18i) + 4i) * 2i) + 0i))] = _e5295;
-            }
-            let _e5313 = active_1176_;
-            if _e5313 {
-                let _e5315 = r216_;
-                let _e5322 = i_5_;
-                R[bitcast<u32>(((((_e5322 * 18i) + 4i) * 2i) + 1i))] = _e5315;
-            }
-            let _e5333 = active_1176_;
-            if _e5333 {
-                let _e5335 = a_u002e_hi_191_;
-                r511_ = bitcast<i32>(_e5335);
-            }
-            let _e5339 = active_1176_;
-            if _e5339 {
-                let _e5341 = b_u002e_hi_194_;
-                r512_ = bitcast<i32>(_e5341);
-            }
-            let _e5345 = active_1176_;
-            if _e5345 {
-                let _e5347 = r511_;
-                let _e5349 = r512_;
-                r513_ = (_e5347 < _e5349);
-            }
-            let _e5353 = active_1176_;
-            if _e5353 {
-                let _e5355 = a_u002e_hi_191_;
-                let _e5357 = b_u002e_hi_194_;
-                r514_ = (_e5355 == _e5357);
-            }
-            let _e5361 = active_1176_;
-            if _e5361 {
-                let _e5363 = a_u002e_lo_9_;
-                let _e5365 = b_u002e_lo_12_;
-                r515_ = (_e5363 < _e5365);
-            }
-            let _e5369 = active_1176_;
-            if _e5369 {
-                let _e5371 = r514_;
-                let _e5373 = r515_;
-                let _e5375 = r513_;
-                r516_ = select(_e5375, _e5373, _e5371);
-            }
-            let _e5379 = active_1176_;
-            if _e5379 {
-                let _e5381 = r516_;
-                r35_ = _e5381;
-            }
-            let _e5384 = active_1176_;
-            if _e5384 {
-                let _e5386 = r35_;
-                r517_ = select(0u, 1u, _e5386);
-            }
-            let _e5392 = active_1176_;
-            if _e5392 {
-                let _e5394 = r35_;
-                r518_ = select(0u, 0u, _e5394);
-            }
-            let _e5400 = active_1176_;
-            if _e5400 {
-                let _e5402 = r517_;
-                r36_ = _e5402;
-            }
-            let _e5405 = active_1176_;
-            if _e5405 {
-                let _e5407 = r518_;
-                r217_ = _e5407;
-            }
-            let _e5410 = active_1176_;
-            if _e5410 {
-                let _e5412 = a_u002e_hi_191_;
-                r519_ = bitcast<i32>(_e5412);
-            }
-            let _e5416 = active_1176_;
-            if _e5416 {
-                let _e5418 = b_u002e_hi_194_;
-                r520_ = bitcast<i32>(_e5418);
-            }
-            let _e5422 = active_1176_;
-            if _e5422 {
-                let _e5424 = r519_;
-                let _e5426 = r520_;
-                r521_ = (_e5424 < _e5426);
-            }
-            let _e5430 = active_1176_;
-            if _e5430 {
-                let _e5432 = a_u002e_hi_191_;
-                let _e5434 = b_u002e_hi_194_;
-                r522_ = (_e5432 == _e5434);
-            }
-            let _e5438 = active_1176_;
-            if _e5438 {
-                let _e5440 = a_u002e_lo_9_;
-                let _e5442 = b_u002e_lo_12_;
-                r523_ = (_e5440 <= _e5442);
-            }
-            let _e5446 = active_1176_;
-            if _e5446 {
-                let _e5448 = r522_;
-                let _e5450 = r523_;
-                let _e5452 = r521_;
-                r524_ = select(_e5452, _e5450, _e5448);
-            }
-            let _e5456 = active_1176_;
-            if _e5456 {
-                let _e5458 = r524_;
-                r37_ = _e5458;
-            }
-            let _e5461 = active_1176_;
-            if _e5461 {
-                let _e5463 = r37_;
-                r525_ = select(0u, 2u, _e5463);
-            }
-            let _e5469 = active_1176_;
-            if _e5469 {
-                let _e5471 = r37_;
-                r526_ = select(0u, 0u, _e5471);
-            }
-            let _e5477 = active_1176_;
-            if _e5477 {
-                let _e5479 = r525_;
-                r38_ = _e5479;
-            }
-            let _e5482 = active_1176_;
-            if _e5482 {
-                let _e5484 = r526_;
-                r218_ = _e5484;
-            }
-            let _e5487 = active_1176_;
-            if _e5487 {
-                let _e5489 = r36_;
-                let _e5491 = r38_;
-                r527_ = (_e5489 + _e5491);
-            }
-            let _e5495 = active_1176_;
-            if _e5495 {
-                let _e5497 = r527_;
-                let _e5499 = r36_;
-                r528_ = (_e5497 < _e5499);
-            }
-            let _e5503 = active_1176_;
-            if _e5503 {
-                let _e5505 = r528_;
-                r529_ = u32(_e5505);
-            }
-            let _e5509 = active_1176_;
-            if _e5509 {
-                let _e5511 = r217_;
-                let _e5513 = r218_;
-                r530_ = (_e5511 + _e5513);
-            }
-            let _e5517 = active_1176_;
-            if _e5517 {
-                let _e5519 = r530_;
-                let _e5521 = r529_;
-                r531_ = (_e5519 + _e5521);
-            }
-            let _e5525 = active_1176_;
-            if _e5525 {
-                let _e5527 = r527_;
-                r39_ = _e5527;
-            }
-            let _e5530 = active_1176_;
-            if _e5530 {
-                let _e5532 = r531_;
-                r219_ = _e5532;
-            }
-            let _e5535 = active_1176_;
-            if _e5535 {
-                let _e5537 = d_u002e_hi_198_;
-                let _e5539 = c_u002e_hi_196_;
-                r532_ = (_e5537 < _e5539);
-            }
-            let _e5543 = active_1176_;
-            if _e5543 {
-                let _e5545 = d_u002e_hi_198_;
-                let _e5547 = c_u002e_hi_196_;
-                r533_ = (_e5545 == _e5547);
-            }
-            let _e5551 = active_1176_;
-            if _e5551 {
-                let _e5553 = d_u002e_lo_16_;
-                let _e5555 = c_u002e_lo_14_;
-                r534_ = (_e5553 < _e5555);
-            }
-            let _e5559 = active_1176_;
-            if _e5559 {
-                let _e5561 = r533_;
-                let _e5563 = r534_;
-                let _e5565 = r532_;
-                r535_ = select(_e5565, _e5563, _e5561);
-            }
-            let _e5569 = active_1176_;
-            if _e5569 {
-                let _e5571 = r535_;
-                r40_ = _e5571;
-            }
-            let _e5574 = active_1176_;
-            if _e5574 {
-                let _e5576 = r40_;
-                r536_ = select(0u, 4u, _e5576);
-            }
-            let _e5582 = active_1176_;
-            if _e5582 {
-                let _e5584 = r40_;
-                r537_ = select(0u, 0u, _e5584);
-            }
-            let _e5590 = active_1176_;
-            if _e5590 {
-                let _e5592 = r536_;
-                r41_ = _e5592;
-            }
-            let _e5595 = active_1176_;
-            if _e5595 {
-                let _e5597 = r537_;
-                r220_ = _e5597;
-            }
-            let _e5600 = active_1176_;
-            if _e5600 {
-                let _e5602 = r39_;
-                let _e5604 = r41_;
-                r538_ = (_e5602 + _e5604);
-            }
-            let _e5608 = active_1176_;
-            if _e5608 {
-                let _e5610 = r538_;
-                let _e5612 = r39_;
-                r539_ = (_e5610 < _e5612);
-            }
-            let _e5616 = active_1176_;
-            if _e5616 {
-                let _e5618 = r539_;
-                r540_ = u32(_e5618);
-            }
-            let _e5622 = active_1176_;
-            if _e5622 {
-                let _e5624 = r219_;
-                let _e5626 = r220_;
-                r541_ = (_e5624 + _e5626);
-            }
-            let _e5630 = active_1176_;
-            if _e5630 {
-                let _e5632 = r541_;
-                let _e5634 = r540_;
-                r542_ = (_e5632 + _e5634);
-            }
-            let _e5638 = active_1176_;
-            if _e5638 {
-                let _e5640 = r538_;
-                r42_ = _e5640;
-            }
-            let _e5643 = active_1176_;
-            if _e5643 {
-                let _e5645 = r542_;
-                r221_ = _e5645;
-            }
-            let _e5648 = active_1176_;
-            if _e5648 {
-                let _e5650 = d_u002e_hi_198_;
-                let _e5652 = c_u002e_hi_196_;
-                r543_ = (_e5650 < _e5652);
-            }
-            let _e5656 = active_1176_;
-            if _e5656 {
-                let _e5658 = d_u002e_hi_198_;
-                let _e5660 = c_u002e_hi_196_;
-                r544_ = (_e5658 == _e5660);
-            }
-            let _e5664 = active_1176_;
-            if _e5664 {
-                let _e5666 = d_u002e_lo_16_;
-                let _e5668 = c_u002e_lo_14_;
-                r545_ = (_e5666 <= _e5668);
-            }
-            let _e5672 = active_1176_;
-            if _e5672 {
-                let _e5674 = r544_;
-                let _e5676 = r545_;
-                let _e5678 = r543_;
-                r546_ = select(_e5678, _e5676, _e5674);
-            }
-            let _e5682 = active_1176_;
-            if _e5682 {
-                let _e5684 = r546_;
-                r43_ = _e5684;
-            }
-            let _e5687 = active_1176_;
-            if _e5687 {
-                let _e5689 = r43_;
-                r547_ = select(0u, 8u, _e5689);
-            }
-            let _e5695 = active_1176_;
-            if _e5695 {
-                let _e5697 = r43_;
-                r548_ = select(0u, 0u, _e5697);
-            }
-            let _e5703 = active_1176_;
-            if _e5703 {
-                let _e5705 = r547_;
-                r44_ = _e5705;
-            }
-            let _e5708 = active_1176_;
-            if _e5708 {
-                let _e5710 = r548_;
-                r222_ = _e5710;
-            }
-            let _e5713 = active_1176_;
-            if _e5713 {
-                let _e5715 = r42_;
-                let _e5717 = r44_;
-                r549_ = (_e5715 + _e5717);
-            }
-            let _e5721 = active_1176_;
-            if _e5721 {
-                let _e5723 = r549_;
-                let _e5725 = r42_;
-                r550_ = (_e5723 < _e5725);
-            }
-            let _e5729 = active_1176_;
-            if _e5729 {
-                let _e5731 = r550_;
-                r551_ = u32(_e5731);
-            }
-            let _e5735 = active_1176_;
-            if _e5735 {
-                let _e5737 = r221_;
-                let _e5739 = r222_;
-                r552_ = (_e5737 + _e5739);
-            }
-            let _e5743 = active_1176_;
-            if _e5743 {
-                let _e5745 = r552_;
-                let _e5747 = r551_;
-                r553_ = (_e5745 + _e5747);
-            }
-            let _e5751 = active_1176_;
-            if _e5751 {
-                let _e5753 = r549_;
-                r45_ = _e5753;
-            }
-            let _e5756 = active_1176_;
-            if _e5756 {
-                let _e5758 = r553_;
-                r223_ = _e5758;
-            }
-            let _e5761 = active_1176_;
-            if _e5761 {
-                let _e5763 = a_u002e_lo_9_;
-                let _e5765 = b_u002e_lo_12_;
-                r554_ = (_e5763 == _e5765);
-            }
-            let _e5769 = active_1176_;
-            if _e5769 {
-                let _e5771 = a_u002e_hi_191_;
-                let _e5773 = b_u002e_hi_194_;
-                r555_ = (_e5771 == _e5773);
-            }
-            let _e5777 = active_1176_;
-            if _e5777 {
-                let _e5779 = r554_;
-                let _e5781 = r555_;
-                r556_ = select(false, _e5781, _e5779);
-            }
-            let _e5786 = active_1176_;
-            if _e5786 {
-                let _e5788 = r556_;
-                r46_ = _e5788;
-            }
-            let _e5791 = active_1176_;
-            if _e5791 {
-                let _e5793 = r46_;
-                r557_ = select(0u, 16u, _e5793);
-            }
-            let _e5799 = active_1176_;
-            if _e5799 {
-                let _e5801 = r46_;
-                r558_ = select(0u, 0u, _e5801);
-            }
-            let _e5807 = active_1176_;
-            if _e5807 {
-                let _e5809 = r557_;
-                r47_ = _e5809;
-            }
-            let _e5812 = active_1176_;
-            if _e5812 {
-                let _e5814 = r558_;
-                r224_ = _e5814;
-            }
-            let _e5817 = active_1176_;
-            if _e5817 {
-                let _e5819 = r45_;
-                let _e5821 = r47_;
-                r559_ = (_e5819 + _e5821);
-            }
-            let _e5825 = active_1176_;
-            if _e5825 {
-                let _e5827 = r559_;
-                let _e5829 = r45_;
-                r560_ = (_e5827 < _e5829);
-            }
-            let _e5833 = active_1176_;
-            if _e5833 {
-                let _e5835 = r560_;
-                r561_ = u32(_e5835);
-            }
-            let _e5839 = active_1176_;
-            if _e5839 {
-                let _e5841 = r223_;
-                let _e5843 = r224_;
-                r562_ = (_e5841 + _e5843);
-            }
-            let _e5847 = active_1176_;
-            if _e5847 {
-                let _e5849 = r562_;
-                let _e5851 = r561_;
-                r563_ = (_e5849 + _e5851);
-            }
-            let _e5855 = active_1176_;
-            if _e5855 {
-                let _e5857 = r559_;
-                r48_ = _e5857;
-            }
-            let _e5860 = active_1176_;
-            if _e5860 {
-                let _e5862 = r563_;
-                r225_ = _e5862;
-            }
-            let _e5865 = active_1176_;
-            if _e5865 {
-                let _e5867 = r48_;
-                let _e5874 = i_5_;
-                R[bitcast<u32>(((((_e5874 * 18i) + 5i) * 2i) + 0i))] = _e5867;
-            }
-            let _e5885 = active_1176_;
-            if _e5885 {
-                let _e5887 = r225_;
-                let _e5894 = i_5_;
-                R[bitcast<u32>(((((_e5894 * 18i) + 5i) * 2i) + 1i))] = _e5887;
-            }
-            let _e5905 = active_1176_;
-            if _e5905 {
-                let _e5910 = i_5_;
-                let _e5914 = X[bitcast<u32>(_e5910)];
-                r49_ = _e5914;
-            }
-            let _e5917 = active_1176_;
-            if _e5917 {
-                let _e5919 = r49_;
-                r564_ = trunc(_e5919);
-            }
-            let _e5923 = active_1176_;
-            if _e5923 {
-                let _e5925 = r564_;
-                r565_ = abs(_e5925);
-            }
-            let _e5929 = active_1176_;
-            if _e5929 {
-                let _e5931 = r565_;
-                r566_ = (_e5931 * 0.00000000023283064f);
-            }
-            let _e5936 = active_1176_;
-            if _e5936 {
-                let _e5938 = r566_;
-                r567_ = trunc(_e5938);
-            }
-            let _e5942 = active_1176_;
-            if _e5942 {
-                let _e5944 = r567_;
-                r568_ = (_e5944 * 4294967300f);
-            }
-            let _e5949 = active_1176_;
-            if _e5949 {
-                let _e5951 = r565_;
-                let _e5953 = r568_;
-                r569_ = (_e5951 - _e5953);
-            }
-            let _e5957 = active_1176_;
-            if _e5957 {
-                let _e5959 = r569_;
-                let _e5969 = bitcast<u32>(_e5959);
-                let _e5971 = (_e5969 & 2147483647u);
-                r570_ = select(select(select(select(u32(_e5959), 4294967295u, (_e5959 >= 4294967300f)), 0u, (_e5959 < 0f)), select(4294967295u, 0u, (_e5969 >= 2147483648u)), (_e5971 == 2139095040u)), 0u, (_e5971 > 2139095040u));
-            }
-            let _e5983 = active_1176_;
-            if _e5983 {
-                let _e5985 = r567_;
-                let _e5995 = bitcast<u32>(_e5985);
-                let _e5997 = (_e5995 & 2147483647u);
-                r571_ = select(select(select(select(u32(_e5985), 4294967295u, (_e5985 >= 4294967300f)), 0u, (_e5985 < 0f)), select(4294967295u, 0u, (_e5995 >= 2147483648u)), (_e5997 == 2139095040u)), 0u, (_e5997 > 2139095040u));
-            }
-            let _e6009 = active_1176_;
-            if _e6009 {
-                let _e6011 = r564_;
-                r572_ = (_e6011 < 0f);
-            }
-            let _e6016 = active_1176_;
-            if _e6016 {
-                let _e6018 = r49_;
-                let _e6020 = r49_;
-                r573_ = (_e6018 != _e6020);
-            }
-            let _e6024 = active_1176_;
-            if _e6024 {
-                let _e6026 = r565_;
-                r574_ = (_e6026 >= 9223372000000000000f);
-            }
-            let _e6031 = active_1176_;
-            if _e6031 {
-                let _e6034 = r570_;
-                r575_ = (0u - _e6034);
-            }
-            let _e6038 = active_1176_;
-            if _e6038 {
-                let _e6041 = r570_;
-                r576_ = (0u < _e6041);
-            }
-            let _e6045 = active_1176_;
-            if _e6045 {
-                let _e6047 = r576_;
-                r577_ = u32(_e6047);
-            }
-            let _e6051 = active_1176_;
-            if _e6051 {
-                let _e6054 = r571_;
-                r578_ = (0u - _e6054);
-            }
-            let _e6058 = active_1176_;
-            if _e6058 {
-                let _e6060 = r578_;
-                let _e6062 = r577_;
-                r579_ = (_e6060 - _e6062);
-            }
-            let _e6066 = active_1176_;
-            if _e6066 {
-                let _e6068 = r572_;
-                let _e6070 = r575_;
-                let _e6072 = r570_;
-                r580_ = select(_e6072, _e6070, _e6068);
-            }
-            let _e6076 = active_1176_;
-            if _e6076 {
-                let _e6078 = r572_;
-                let _e6080 = r579_;
-                let _e6082 = r571_;
-                r581_ = select(_e6082, _e6080, _e6078);
-            }
-            let _e6086 = active_1176_;
-            if _e6086 {
-                let _e6088 = r572_;
-                r582_ = select(4294967295u, 0u, _e6088);
-            }
-            let _e6094 = active_1176_;
-            if _e6094 {
-                let _e6096 = r572_;
-                r583_ = select(2147483647u, 2147483648u, _e6096);
-            }
-            let _e6102 = active_1176_;
-            if _e6102 {
-                let _e6104 = r574_;
-                let _e6106 = r582_;
-                let _e6108 = r580_;
-                r584_ = select(_e6108, _e6106, _e6104);
-            }
-            let _e6112 = active_1176_;
-            if _e6112 {
-                let _e6114 = r574_;
-                let _e6116 = r583_;
-                let _e6118 = r581_;
-                r585_ = select(_e6118, _e6116, _e6114);
-            }
-            let _e6122 = active_1176_;
-            if _e6122 {
-                let _e6124 = r573_;
-                let _e6127 = r584_;
-                r586_ = select(_e6127, 0u, _e6124);
-            }
-            let _e6131 = active_1176_;
-            if _e6131 {
-                let _e6133 = r573_;
-                let _e6136 = r585_;
-                r587_ = select(_e6136, 0u, _e6133);
-            }
-            let _e6140 = active_1176_;
-            if _e6140 {
-                let _e6142 = r586_;
-                r50_ = _e6142;
-            }
-            let _e6145 = active_1176_;
-            if _e6145 {
-                let _e6147 = r587_;
-                r226_ = _e6147;
-            }
-            let _e6150 = active_1176_;
-            if _e6150 {
-                let _e6155 = i_5_;
-                let _e6159 = X[bitcast<u32>(_e6155)];
-                r51_ = _e6159;
-            }
-            let _e6162 = active_1176_;
-            if _e6162 {
-                let _e6164 = r51_;
-                r588_ = trunc(_e6164);
-            }
-            let _e6168 = active_1176_;
-            if _e6168 {
-                let _e6170 = r588_;
-                r589_ = abs(_e6170);
-            }
-            let _e6174 = active_1176_;
-            if _e6174 {
-                let _e6176 = r589_;
-                r590_ = (_e6176 * 0.00000000023283064f);
-            }
-            let _e6181 = active_1176_;
-            if _e6181 {
-                let _e6183 = r590_;
-                r591_ = trunc(_e6183);
-            }
-            let _e6187 = active_1176_;
-            if _e6187 {
-                let _e6189 = r591_;
-                r592_ = (_e6189 * 4294967300f);
-            }
-            let _e6194 = active_1176_;
-            if _e6194 {
-                let _e6196 = r589_;
-                let _e6198 = r592_;
-                r593_ = (_e6196 - _e6198);
-            }
-            let _e6202 = active_1176_;
-            if _e6202 {
-                let _e6204 = r593_;
-                let _e6214 = bitcast<u32>(_e6204);
-                let _e6216 = (_e6214 & 2147483647u);
-                r594_ = select(select(select(select(u32(_e6204), 4294967295u, (_e6204 >= 4294967300f)), 0u, (_e6204 < 0f)), select(4294967295u, 0u, (_e6214 >= 2147483648u)), (_e6216 == 2139095040u)), 0u, (_e6216 > 2139095040u));
-            }
-            let _e6228 = active_1176_;
-            if _e6228 {
-                let _e6230 = r591_;
-                let _e6240 = bitcast<u32>(_e6230);
-                let _e6242 = (_e6240 & 2147483647u);
-                r595_ = select(select(select(select(u32(_e6230), 4294967295u, (_e6230 >= 4294967300f)), 0u, (_e6230 < 0f)), select(4294967295u, 0u, (_e6240 >= 2147483648u)), (_e6242 == 2139095040u)), 0u, (_e6242 > 2139095040u));
-            }
-            let _e6254 = active_1176_;
-            if _e6254 {
-                let _e6256 = r588_;
-                r596_ = (_e6256 < 0f);
-            }
-            let _e6261 = active_1176_;
-            if _e6261 {
-                let _e6263 = r51_;
-                let _e6265 = r51_;
-                r597_ = (_e6263 != _e6265);
-            }
-            let _e6269 = active_1176_;
-            if _e6269 {
-                let _e6271 = r589_;
-                r598_ = (_e6271 >= 18446744000000000000f);
-            }
-            let _e6276 = active_1176_;
-            if _e6276 {
-                let _e6278 = r598_;
-                let _e6281 = r594_;
-                r599_ = select(_e6281, 4294967295u, _e6278);
-            }
-            let _e6285 = active_1176_;
-            if _e6285 {
-                let _e6287 = r598_;
-                let _e6290 = r595_;
-                r600_ = select(_e6290, 4294967295u, _e6287);
-            }
-            let _e6294 = active_1176_;
-            if _e6294 {
-                let _e6296 = r596_;
-                let _e6299 = r599_;
-                r601_ = select(_e6299, 0u, _e6296);
-            }
-            let _e6303 = active_1176_;
-            if _e6303 {
-                let _e6305 = r596_;
-                let _e6308 = r600_;
-                r602_ = select(_e6308, 0u, _e6305);
-            }
-            let _e6312 = active_1176_;
-            if _e6312 {
-                let _e6314 = r597_;
-                let _e6317 = r601_;
-                r603_ = select(_e6317, 0u, _e6314);
-            }
-            let _e6321 = active_1176_;
-            if _e6321 {
-                let _e6323 = r597_;
-                let _e6326 = r602_;
-                r604_ = select(_e6326, 0u, _e6323);
-            }
-            let _e6330 = active_1176_;
-            if _e6330 {
-                let _e6332 = r603_;
-                r52_ = _e6332;
-            }
-            let _e6335 = active_1176_;
-            if _e6335 {
-                let _e6337 = r604_;
-                r227_ = _e6337;
-            }
-            let _e6340 = active_1176_;
-            if _e6340 {
+                let _e3494 = r468_;
+                r472_ = (_e3494 * 3u);
+                let _e3499 = r468_;
+                r473_ = (_e3499 * 0u);
+                let _e3504 = r469_;
+                r474_ = (_e3504 * 3u);
+                let _e3509 = r469_;
+                r475_ = (_e3509 * 0u);
+                let _e3514 = r473_;
+                r476_ = (_e3514 & 65535u);
+                let _e3519 = r473_;
+                r477_ = (_e3519 >> bitcast<u32>(16u));
+                let _e3525 = r474_;
+                r478_ = (_e3525 & 65535u);
+                let _e3530 = r474_;
+                r479_ = (_e3530 >> bitcast<u32>(16u));
+                let _e3536 = r472_;
+                r480_ = (_e3536 >> bitcast<u32>(16u));
+                let _e3542 = r480_;
+                let _e3544 = r476_;
+                r481_ = (_e3542 + _e3544);
+                let _e3548 = r481_;
+                let _e3550 = r478_;
+                r482_ = (_e3548 + _e3550);
+                let _e3554 = r30_;
+                r483_ = (_e3554 * 3u);
+                let _e3559 = r475_;
+                let _e3561 = r477_;
+                r484_ = (_e3559 + _e3561);
+                let _e3565 = r484_;
+                let _e3567 = r479_;
+                r485_ = (_e3565 + _e3567);
+                let _e3571 = r482_;
+                r486_ = (_e3571 >> bitcast<u32>(16u));
+                let _e3577 = r485_;
+                let _e3579 = r486_;
+                r487_ = (_e3577 + _e3579);
+                let _e3583 = r30_;
+                r488_ = (_e3583 * 0u);
+                let _e3588 = r212_;
+                r489_ = (_e3588 * 3u);
+                let _e3593 = r487_;
+                let _e3595 = r488_;
+                r490_ = (_e3593 + _e3595);
+                let _e3599 = r490_;
+                let _e3601 = r489_;
+                r491_ = (_e3599 + _e3601);
+                let _e3605 = r483_;
+                r31_ = _e3605;
+                let _e3608 = r491_;
+                r213_ = _e3608;
+                let _e3611 = r29_;
+                let _e3613 = r31_;
+                r492_ = (_e3611 + _e3613);
+                let _e3617 = r492_;
+                let _e3619 = r29_;
+                r493_ = (_e3617 < _e3619);
+                let _e3623 = r493_;
+                r494_ = u32(_e3623);
+                let _e3627 = r211_;
+                let _e3629 = r213_;
+                r495_ = (_e3627 + _e3629);
+                let _e3633 = r495_;
+                let _e3635 = r494_;
+                r496_ = (_e3633 + _e3635);
+                let _e3639 = r492_;
+                r32_ = _e3639;
+                let _e3642 = r496_;
+                r214_ = _e3642;
+                let _e3645 = a_u002e_hi_191_;
+                r497_ = bitcast<i32>(_e3645);
+                let _e3649 = r497_;
+                r498_ = (_e3649 < 0i);
+                let _e3655 = a_u002e_lo_9_;
+                r499_ = (0u - _e3655);
+                let _e3660 = a_u002e_lo_9_;
+                r500_ = (0u < _e3660);
+                let _e3664 = r500_;
+                r501_ = u32(_e3664);
+                let _e3669 = a_u002e_hi_191_;
+                r502_ = (0u - _e3669);
+                let _e3673 = r502_;
+                let _e3675 = r501_;
+                r503_ = (_e3673 - _e3675);
+                let _e3679 = r498_;
+                let _e3681 = r499_;
+                let _e3683 = a_u002e_lo_9_;
+                r504_ = select(_e3683, _e3681, _e3679);
+                let _e3687 = r498_;
+                let _e3689 = r503_;
+                let _e3691 = a_u002e_hi_191_;
+                r505_ = select(_e3691, _e3689, _e3687);
+                let _e3695 = r504_;
+                r33_ = _e3695;
+                let _e3698 = r505_;
+                r215_ = _e3698;
+                let _e3701 = r32_;
+                let _e3703 = r33_;
+                r506_ = (_e3701 + _e3703);
+                let _e3707 = r506_;
+                let _e3709 = r32_;
+                r507_ = (_e3707 < _e3709);
+                let _e3713 = r507_;
+                r508_ = u32(_e3713);
+                let _e3717 = r214_;
+                let _e3719 = r215_;
+                r509_ = (_e3717 + _e3719);
+                let _e3723 = r509_;
+                let _e3725 = r508_;
+                r510_ = (_e3723 + _e3725);
+                let _e3729 = r506_;
+                r34_ = _e3729;
+                let _e3732 = r510_;
+                r216_ = _e3732;
+                let _e3735 = r34_;
+                let _e3742 = i_5_;
+                R[bitcast<u32>(((((_e3742 * 18i) + 4i) * 2i) + 0i))] = _e3735;
+                let _e3753 = r216_;
+                let _e3760 = i_5_;
+                R[bitcast<u32>(((((_e3760 * 18i) + 4i) * 2i) + 1i))] = _e3753;
+                let _e3771 = a_u002e_hi_191_;
+                r511_ = bitcast<i32>(_e3771);
+                let _e3775 = b_u002e_hi_194_;
+                r512_ = bitcast<i32>(_e3775);
+                let _e3779 = r511_;
+                let _e3781 = r512_;
+                r513_ = (_e3779 < _e3781);
+                let _e3785 = a_u002e_hi_191_;
+                let _e3787 = b_u002e_hi_194_;
+                r514_ = (_e3785 == _e3787);
+                let _e3791 = a_u002e_lo_9_;
+                let _e3793 = b_u002e_lo_12_;
+                r515_ = (_e3791 < _e3793);
+                let _e3797 = r514_;
+                let _e3799 = r515_;
+                let _e3801 = r513_;
+                r516_ = select(_e3801, _e3799, _e3797);
+                let _e3805 = r516_;
+                r35_ = _e3805;
+                let _e3808 = r35_;
+                r517_ = select(0u, 1u, _e3808);
+                let _e3814 = r35_;
+                r518_ = select(0u, 0u, _e3814);
+                let _e3820 = r517_;
+                r36_ = _e3820;
+                let _e3823 = r518_;
+                r217_ = _e3823;
+                let _e3826 = a_u002e_hi_191_;
+                r519_ = bitcast<i32>(_e3826);
+                let _e3830 = b_u002e_hi_194_;
+                r520_ = bitcast<i32>(_e3830);
+                let _e3834 = r519_;
+                let _e3836 = r520_;
+                r521_ = (_e3834 < _e3836);
+                let _e3840 = a_u002e_hi_191_;
+                let _e3842 = b_u002e_hi_194_;
+                r522_ = (_e3840 == _e3842);
+                let _e3846 = a_u002e_lo_9_;
+                let _e3848 = b_u002e_lo_12_;
+                r523_ = (_e3846 <= _e3848);
+                let _e3852 = r522_;
+                let _e3854 = r523_;
+                let _e3856 = r521_;
+                r524_ = select(_e3856, _e3854, _e3852);
+                let _e3860 = r524_;
+                r37_ = _e3860;
+                let _e3863 = r37_;
+                r525_ = select(0u, 2u, _e3863);
+                let _e3869 = r37_;
+                r526_ = select(0u, 0u, _e3869);
+                let _e3875 = r525_;
+                r38_ = _e3875;
+                let _e3878 = r526_;
+                r218_ = _e3878;
+                let _e3881 = r36_;
+                let _e3883 = r38_;
+                r527_ = (_e3881 + _e3883);
+                let _e3887 = r527_;
+                let _e3889 = r36_;
+                r528_ = (_e3887 < _e3889);
+                let _e3893 = r528_;
+                r529_ = u32(_e3893);
+                let _e3897 = r217_;
+                let _e3899 = r218_;
+                r530_ = (_e3897 + _e3899);
+                let _e3903 = r530_;
+                let _e3905 = r529_;
+                r531_ = (_e3903 + _e3905);
+                let _e3909 = r527_;
+                r39_ = _e3909;
+                let _e3912 = r531_;
+                r219_ = _e3912;
+                let _e3915 = d_u002e_hi_198_;
+                let _e3917 = c_u002e_hi_196_;
+                r532_ = (_e3915 < _e3917);
+                let _e3921 = d_u002e_hi_198_;
+                let _e3923 = c_u002e_hi_196_;
+                r533_ = (_e3921 == _e3923);
+                let _e3927 = d_u002e_lo_16_;
+                let _e3929 = c_u002e_lo_14_;
+                r534_ = (_e3927 < _e3929);
+                let _e3933 = r533_;
+                let _e3935 = r534_;
+                let _e3937 = r532_;
+                r535_ = select(_e3937, _e3935, _e3933);
+                let _e3941 = r535_;
+                r40_ = _e3941;
+                let _e3944 = r40_;
+                r536_ = select(0u, 4u, _e3944);
+                let _e3950 = r40_;
+                r537_ = select(0u, 0u, _e3950);
+                let _e3956 = r536_;
+                r41_ = _e3956;
+                let _e3959 = r537_;
+                r220_ = _e3959;
+                let _e3962 = r39_;
+                let _e3964 = r41_;
+                r538_ = (_e3962 + _e3964);
+                let _e3968 = r538_;
+                let _e3970 = r39_;
+                r539_ = (_e3968 < _e3970);
+                let _e3974 = r539_;
+                r540_ = u32(_e3974);
+                let _e3978 = r219_;
+                let _e3980 = r220_;
+                r541_ = (_e3978 + _e3980);
+                let _e3984 = r541_;
+                let _e3986 = r540_;
+                r542_ = (_e3984 + _e3986);
+                let _e3990 = r538_;
+                r42_ = _e3990;
+                let _e3993 = r542_;
+                r221_ = _e3993;
+                let _e3996 = d_u002e_hi_198_;
+                let _e3998 = c_u002e_hi_196_;
+                r543_ = (_e3996 < _e3998);
+                let _e4002 = d_u002e_hi_198_;
+                let _e4004 = c_u002e_hi_196_;
+                r544_ = (_e4002 == _e4004);
+                let _e4008 = d_u002e_lo_16_;
+                let _e4010 = c_u002e_lo_14_;
+                r545_ = (_e4008 <= _e4010);
+                let _e4014 = r544_;
+                let _e4016 = r545_;
+                let _e4018 = r543_;
+                r546_ = select(_e4018, _e4016, _e4014);
+                let _e4022 = r546_;
+                r43_ = _e4022;
+                let _e4025 = r43_;
+                r547_ = select(0u, 8u, _e4025);
+                let _e4031 = r43_;
+                r548_ = select(0u, 0u, _e4031);
+                let _e4037 = r547_;
+                r44_ = _e4037;
+                let _e4040 = r548_;
+                r222_ = _e4040;
+                let _e4043 = r42_;
+                let _e4045 = r44_;
+                r549_ = (_e4043 + _e4045);
+                let _e4049 = r549_;
+                let _e4051 = r42_;
+                r550_ = (_e4049 < _e4051);
+                let _e4055 = r550_;
+                r551_ = u32(_e4055);
+                let _e4059 = r221_;
+                let _e4061 = r222_;
+                r552_ = (_e4059 + _e4061);
+                let _e4065 = r552_;
+                let _e4067 = r551_;
+                r553_ = (_e4065 + _e4067);
+                let _e4071 = r549_;
+                r45_ = _e4071;
+                let _e4074 = r553_;
+                r223_ = _e4074;
+                let _e4077 = a_u002e_lo_9_;
+                let _e4079 = b_u002e_lo_12_;
+                r554_ = (_e4077 == _e4079);
+                let _e4083 = a_u002e_hi_191_;
+                let _e4085 = b_u002e_hi_194_;
+                r555_ = (_e4083 == _e4085);
+                let _e4089 = r554_;
+                let _e4091 = r555_;
+                r556_ = select(false, _e4091, _e4089);
+                let _e4096 = r556_;
+                r46_ = _e4096;
+                let _e4099 = r46_;
+                r557_ = select(0u, 16u, _e4099);
+                let _e4105 = r46_;
+                r558_ = select(0u, 0u, _e4105);
+                let _e4111 = r557_;
+                r47_ = _e4111;
+                let _e4114 = r558_;
+                r224_ = _e4114;
+                let _e4117 = r45_;
+                let _e4119 = r47_;
+                r559_ = (_e4117 + _e4119);
+                let _e4123 = r559_;
+                let _e4125 = r45_;
+                r560_ = (_e4123 < _e4125);
+                let _e4129 = r560_;
+                r561_ = u32(_e4129);
+                let _e4133 = r223_;
+                let _e4135 = r224_;
+                r562_ = (_e4133 + _e4135);
+                let _e4139 = r562_;
+                let _e4141 = r561_;
+                r563_ = (_e4139 + _e4141);
+                let _e4145 = r559_;
+                r48_ = _e4145;
+                let _e4148 = r563_;
+                r225_ = _e4148;
+                let _e4151 = r48_;
+                let _e4158 = i_5_;
+                R[bitcast<u32>(((((_e4158 * 18i) + 5i) * 2i) + 0i))] = _e4151;
+                let _e4169 = r225_;
+                let _e4176 = i_5_;
+                R[bitcast<u32>(((((_e4176 * 18i) + 5i) * 2i) + 1i))] = _e4169;
+                let _e4190 = i_5_;
+                let _e4194 = X[bitcast<u32>(_e4190)];
+                r49_ = _e4194;
+                let _e4197 = r49_;
+                r564_ = trunc(_e4197);
+                let _e4201 = r564_;
+                r565_ = abs(_e4201);
+                let _e4205 = r565_;
+                r566_ = (_e4205 * 0.00000000023283064f);
+                let _e4210 = r566_;
+                r567_ = trunc(_e4210);
+                let _e4214 = r567_;
+                r568_ = (_e4214 * 4294967300f);
+                let _e4219 = r565_;
+                let _e4221 = r568_;
+                r569_ = (_e4219 - _e4221);
+                let _e4225 = r569_;
+                let _e4235 = bitcast<u32>(_e4225);
+                let _e4237 = (_e4235 & 2147483647u);
+                r570_ = select(select(select(select(u32(_e4225), 4294967295u, (_e4225 >= 4294967300f)), 0u, (_e4225 < 0f)), select(4294967295u, 0u, (_e4235 >= 2147483648u)), (_e4237 == 2139095040u)), 0u, (_e4237 > 2139095040u));
+                let _e4249 = r567_;
+                let _e4259 = bitcast<u32>(_e4249);
+                let _e4261 = (_e4259 & 2147483647u);
+                r571_ = select(select(select(select(u32(_e4249), 4294967295u, (_e4249 >= 4294967300f)), 0u, (_e4249 < 0f)), select(4294967295u, 0u, (_e4259 >= 2147483648u)), (_e4261 == 2139095040u)), 0u, (_e4261 > 2139095040u));
+                let _e4273 = r564_;
+                r572_ = (_e4273 < 0f);
+                let _e4278 = r49_;
+                let _e4280 = r49_;
+                r573_ = (_e4278 != _e4280);
+                let _e4284 = r565_;
+                r574_ = (_e4284 >= 9223372000000000000f);
+                let _e4290 = r570_;
+                r575_ = (0u - _e4290);
+                let _e4295 = r570_;
+                r576_ = (0u < _e4295);
+                let _e4299 = r576_;
+                r577_ = u32(_e4299);
+                let _e4304 = r571_;
+                r578_ = (0u - _e4304);
+                let _e4308 = r578_;
+                let _e4310 = r577_;
+                r579_ = (_e4308 - _e4310);
+                let _e4314 = r572_;
+                let _e4316 = r575_;
+                let _e4318 = r570_;
+                r580_ = select(_e4318, _e4316, _e4314);
+                let _e4322 = r572_;
+                let _e4324 = r579_;
+                let _e4326 = r571_;
+                r581_ = select(_e4326, _e4324, _e4322);
+                let _e4330 = r572_;
+                r582_ = select(4294967295u, 0u, _e4330);
+                let _e4336 = r572_;
+                r583_ = select(2147483647u, 2147483648u, _e4336);
+                let _e4342 = r574_;
+                let _e4344 = r582_;
+                let _e4346 = r580_;
+                r584_ = select(_e4346, _e4344, _e4342);
+                let _e4350 = r574_;
+                let _e4352 = r583_;
+                let _e4354 = r581_;
+                r585_ = select(_e4354, _e4352, _e4350);
+                let _e4358 = r573_;
+                let _e4361 = r584_;
+                r586_ = select(_e4361, 0u, _e4358);
+                let _e4365 = r573_;
+                let _e4368 = r585_;
+                r587_ = select(_e4368, 0u, _e4365);
+                let _e4372 = r586_;
+                r50_ = _e4372;
+                let _e4375 = r587_;
+                r226_ = _e4375;
+                let _e4381 = i_5_;
+                let _e4385 = X[bitcast<u32>(_e4381)];
+                r51_ = _e4385;
+                let _e4388 = r51_;
+                r588_ = trunc(_e4388);
+                let _e4392 = r588_;
+                r589_ = abs(_e4392);
+                let _e4396 = r589_;
+                r590_ = (_e4396 * 0.00000000023283064f);
+                let _e4401 = r590_;
+                r591_ = trunc(_e4401);
+                let _e4405 = r591_;
+                r592_ = (_e4405 * 4294967300f);
+                let _e4410 = r589_;
+                let _e4412 = r592_;
+                r593_ = (_e4410 - _e4412);
+                let _e4416 = r593_;
+                let _e4426 = bitcast<u32>(_e4416);
+                let _e4428 = (_e4426 & 2147483647u);
+                r594_ = select(select(select(select(u32(_e4416), 4294967295u, (_e4416 >= 4294967300f)), 0u, (_e4416 < 0f)), select(4294967295u, 0u, (_e4426 >= 2147483648u)), (_e4428 == 2139095040u)), 0u, (_e4428 > 2139095040u));
+                let _e4440 = r591_;
+                let _e4450 = bitcast<u32>(_e4440);
+                let _e4452 = (_e4450 & 2147483647u);
+                r595_ = select(select(select(select(u32(_e4440), 4294967295u, (_e4440 >= 4294967300f)), 0u, (_e4440 < 0f)), select(4294967295u, 0u, (_e4450 >= 2147483648u)), (_e4452 == 2139095040u)), 0u, (_e4452 > 2139095040u));
+                let _e4464 = r588_;
+                r596_ = (_e4464 < 0f);
+                let _e4469 = r51_;
+                let _e4471 = r51_;
+                r597_ = (_e4469 != _e4471);
+                let _e4475 = r589_;
+                r598_ = (_e4475 >= 18446744000000000000f);
+                let _e4480 = r598_;
+                let _e4483 = r594_;
+                r599_ = select(_e4483, 4294967295u, _e4480);
+                let _e4487 = r598_;
+                let _e4490 = r595_;
+                r600_ = select(_e4490, 4294967295u, _e4487);
+                let _e4494 = r596_;
+                let _e4497 = r599_;
+                r601_ = select(_e4497, 0u, _e4494);
+                let _e4501 = r596_;
+                let _e4504 = r600_;
+                r602_ = select(_e4504, 0u, _e4501);
+                let _e4508 = r597_;
+                let _e4511 = r601_;
+                r603_ = select(_e4511, 0u, _e4508);
+                let _e4515 = r597_;
+                let _e4518 = r602_;
+                r604_ = select(_e4518, 0u, _e4515);
+                let _e4522 = r603_;
+                r52_ = _e4522;
+                let _e4525 = r604_;
+                r227_ = _e4525;
                 r605_ = 1u;
-            }
-            let _e6344 = active_1176_;
-            if _e6344 {
                 r606_ = true;
-            }
-            let _e6348 = active_1176_;
-            if _e6348 {
                 r607_ = 1u;
-            }
-            let _e6352 = active_1176_;
-            if _e6352 {
                 r608_ = false;
-            }
-            let _e6356 = active_1176_;
-            if _e6356 {
                 r609_ = 31u;
-            }
-            let _e6360 = active_1176_;
-            if _e6360 {
-                let _e6362 = r227_;
-                r610_ = (_e6362 << bitcast<u32>(31u));
-            }
-            let _e6368 = active_1176_;
-            if _e6368 {
-                let _e6372 = r610_;
-                r611_ = select(_e6372, 0u, false);
-            }
-            let _e6376 = active_1176_;
-            if _e6376 {
-                let _e6378 = r52_;
-                r612_ = (_e6378 >> bitcast<u32>(1u));
-            }
-            let _e6384 = active_1176_;
-            if _e6384 {
-                let _e6386 = r612_;
-                let _e6388 = r611_;
-                r613_ = (_e6386 | _e6388);
-            }
-            let _e6392 = active_1176_;
-            if _e6392 {
-                let _e6394 = r227_;
-                r614_ = (_e6394 >> bitcast<u32>(1u));
-            }
-            let _e6400 = active_1176_;
-            if _e6400 {
-                let _e6403 = r613_;
-                let _e6405 = r614_;
-                r615_ = select(_e6405, _e6403, true);
-            }
-            let _e6409 = active_1176_;
-            if _e6409 {
-                let _e6412 = r614_;
-                r616_ = select(0u, _e6412, true);
-            }
-            let _e6417 = active_1176_;
-            if _e6417 {
-                let _e6419 = r615_;
-                r53_ = _e6419;
-            }
-            let _e6422 = active_1176_;
-            if _e6422 {
-                let _e6424 = r616_;
-                r228_ = _e6424;
-            }
-            let _e6427 = active_1176_;
-            if _e6427 {
-                let _e6429 = r53_;
-                r54_ = _e6429;
-            }
-            let _e6432 = active_1176_;
-            if _e6432 {
-                let _e6434 = r228_;
-                r229_ = _e6434;
-            }
-            let _e6437 = active_1176_;
-            if _e6437 {
-                let _e6439 = r50_;
-                let _e6441 = r54_;
-                r617_ = (_e6439 + _e6441);
-            }
-            let _e6445 = active_1176_;
-            if _e6445 {
-                let _e6447 = r617_;
-                let _e6449 = r50_;
-                r618_ = (_e6447 < _e6449);
-            }
-            let _e6453 = active_1176_;
-            if _e6453 {
-                let _e6455 = r618_;
-                r619_ = u32(_e6455);
-            }
-            let _e6459 = active_1176_;
-            if _e6459 {
-                let _e6461 = r226_;
-                let _e6463 = r229_;
-                r620_ = (_e6461 + _e6463);
-            }
-            let _e6467 = active_1176_;
-            if _e6467 {
-                let _e6469 = r620_;
-                let _e6471 = r619_;
-                r621_ = (_e6469 + _e6471);
-            }
-            let _e6475 = active_1176_;
-            if _e6475 {
-                let _e6477 = r617_;
-                r55_ = _e6477;
-            }
-            let _e6480 = active_1176_;
-            if _e6480 {
-                let _e6482 = r621_;
-                r230_ = _e6482;
-            }
-            let _e6485 = active_1176_;
-            if _e6485 {
-                let _e6487 = r55_;
-                let _e6494 = i_5_;
-                R[bitcast<u32>(((((_e6494 * 18i) + 6i) * 2i) + 0i))] = _e6487;
-            }
-            let _e6505 = active_1176_;
-            if _e6505 {
-                let _e6507 = r230_;
-                let _e6514 = i_5_;
-                R[bitcast<u32>(((((_e6514 * 18i) + 6i) * 2i) + 1i))] = _e6507;
-            }
-            let _e6525 = active_1176_;
-            if _e6525 {
-                let _e6527 = a_u002e_hi_191_;
-                r622_ = bitcast<i32>(_e6527);
-            }
-            let _e6531 = active_1176_;
-            if _e6531 {
-                let _e6533 = r622_;
-                r623_ = (_e6533 < 0i);
-            }
-            let _e6538 = active_1176_;
-            if _e6538 {
-                let _e6541 = a_u002e_lo_9_;
-                r624_ = (0u - _e6541);
-            }
-            let _e6545 = active_1176_;
-            if _e6545 {
-                let _e6548 = a_u002e_lo_9_;
-                r625_ = (0u < _e6548);
-            }
-            let _e6552 = active_1176_;
-            if _e6552 {
-                let _e6554 = r625_;
-                r626_ = u32(_e6554);
-            }
-            let _e6558 = active_1176_;
-            if _e6558 {
-                let _e6561 = a_u002e_hi_191_;
-                r627_ = (0u - _e6561);
-            }
-            let _e6565 = active_1176_;
-            if _e6565 {
-                let _e6567 = r627_;
-                let _e6569 = r626_;
-                r628_ = (_e6567 - _e6569);
-            }
-            let _e6573 = active_1176_;
-            if _e6573 {
-                let _e6575 = r623_;
-                let _e6577 = r624_;
-                let _e6579 = a_u002e_lo_9_;
-                r629_ = select(_e6579, _e6577, _e6575);
-            }
-            let _e6583 = active_1176_;
-            if _e6583 {
-                let _e6585 = r623_;
-                let _e6587 = r628_;
-                let _e6589 = a_u002e_hi_191_;
-                r630_ = select(_e6589, _e6587, _e6585);
-            }
-            let _e6593 = active_1176_;
-            if _e6593 {
-                let _e6595 = r630_;
-                r631_ = (_e6595 >= 65536u);
-            }
-            let _e6600 = active_1176_;
-            if _e6600 {
-                let _e6602 = r630_;
-                r632_ = (_e6602 >> bitcast<u32>(16u));
-            }
-            let _e6608 = active_1176_;
-            if _e6608 {
-                let _e6610 = r631_;
-                let _e6612 = r632_;
-                let _e6614 = r630_;
-                r633_ = select(_e6614, _e6612, _e6610);
-            }
-            let _e6618 = active_1176_;
-            if _e6618 {
+                let _e4538 = r227_;
+                r610_ = (_e4538 << bitcast<u32>(31u));
+                let _e4546 = r610_;
+                r611_ = select(_e4546, 0u, false);
+                let _e4550 = r52_;
+                r612_ = (_e4550 >> bitcast<u32>(1u));
+                let _e4556 = r612_;
+                let _e4558 = r611_;
+                r613_ = (_e4556 | _e4558);
+                let _e4562 = r227_;
+                r614_ = (_e4562 >> bitcast<u32>(1u));
+                let _e4569 = r613_;
+                let _e4571 = r614_;
+                r615_ = select(_e4571, _e4569, true);
+                let _e4576 = r614_;
+                r616_ = select(0u, _e4576, true);
+                let _e4581 = r615_;
+                r53_ = _e4581;
+                let _e4584 = r616_;
+                r228_ = _e4584;
+                let _e4587 = r53_;
+                r54_ = _e4587;
+                let _e4590 = r228_;
+                r229_ = _e4590;
+                let _e4593 = r50_;
+                let _e4595 = r54_;
+                r617_ = (_e4593 + _e4595);
+                let _e4599 = r617_;
+                let _e4601 = r50_;
+                r618_ = (_e4599 < _e4601);
+                let _e4605 = r618_;
+                r619_ = u32(_e4605);
+                let _e4609 = r226_;
+                let _e4611 = r229_;
+                r620_ = (_e4609 + _e4611);
+                let _e4615 = r620_;
+                let _e4617 = r619_;
+                r621_ = (_e4615 + _e4617);
+                let _e4621 = r617_;
+                r55_ = _e4621;
+                let _e4624 = r621_;
+                r230_ = _e4624;
+                let _e4627 = r55_;
+                let _e4634 = i_5_;
+                R[bitcast<u32>(((((_e4634 * 18i) + 6i) * 2i) + 0i))] = _e4627;
+                let _e4645 = r230_;
+                let _e4652 = i_5_;
+                R[bitcast<u32>(((((_e4652 * 18i) + 6i) * 2i) + 1i))] = _e4645;
+                let _e4663 = a_u002e_hi_191_;
+                r622_ = bitcast<i32>(_e4663);
+                let _e4667 = r622_;
+                r623_ = (_e4667 < 0i);
+                let _e4673 = a_u002e_lo_9_;
+                r624_ = (0u - _e4673);
+                let _e4678 = a_u002e_lo_9_;
+                r625_ = (0u < _e4678);
+                let _e4682 = r625_;
+                r626_ = u32(_e4682);
+                let _e4687 = a_u002e_hi_191_;
+                r627_ = (0u - _e4687);
+                let _e4691 = r627_;
+                let _e4693 = r626_;
+                r628_ = (_e4691 - _e4693);
+                let _e4697 = r623_;
+                let _e4699 = r624_;
+                let _e4701 = a_u002e_lo_9_;
+                r629_ = select(_e4701, _e4699, _e4697);
+                let _e4705 = r623_;
+                let _e4707 = r628_;
+                let _e4709 = a_u002e_hi_191_;
+                r630_ = select(_e4709, _e4707, _e4705);
+                let _e4713 = r630_;
+                r631_ = (_e4713 >= 65536u);
+                let _e4718 = r630_;
+                r632_ = (_e4718 >> bitcast<u32>(16u));
+                let _e4724 = r631_;
+                let _e4726 = r632_;
+                let _e4728 = r630_;
+                r633_ = select(_e4728, _e4726, _e4724);
                 r634_ = 16u;
-            }
-            let _e6622 = active_1176_;
-            if _e6622 {
-                let _e6624 = r631_;
-                r635_ = select(0u, 16u, _e6624);
-            }
-            let _e6630 = active_1176_;
-            if _e6630 {
-                let _e6632 = r633_;
-                r636_ = (_e6632 >= 256u);
-            }
-            let _e6637 = active_1176_;
-            if _e6637 {
-                let _e6639 = r633_;
-                r637_ = (_e6639 >> bitcast<u32>(8u));
-            }
-            let _e6645 = active_1176_;
-            if _e6645 {
-                let _e6647 = r636_;
-                let _e6649 = r637_;
-                let _e6651 = r633_;
-                r638_ = select(_e6651, _e6649, _e6647);
-            }
-            let _e6655 = active_1176_;
-            if _e6655 {
-                let _e6657 = r635_;
-                r639_ = (_e6657 + 8u);
-            }
-            let _e6662 = active_1176_;
-            if _e6662 {
-                let _e6664 = r636_;
-                let _e6666 = r639_;
-                let _e6668 = r635_;
-                r640_ = select(_e6668, _e6666, _e6664);
-            }
-            let _e6672 = active_1176_;
-            if _e6672 {
-                let _e6674 = r638_;
-                r641_ = (_e6674 >= 16u);
-            }
-            let _e6679 = active_1176_;
-            if _e6679 {
-                let _e6681 = r638_;
-                r642_ = (_e6681 >> bitcast<u32>(4u));
-            }
-            let _e6687 = active_1176_;
-            if _e6687 {
-                let _e6689 = r641_;
-                let _e6691 = r642_;
-                let _e6693 = r638_;
-                r643_ = select(_e6693, _e6691, _e6689);
-            }
-            let _e6697 = active_1176_;
-            if _e6697 {
-                let _e6699 = r640_;
-                r644_ = (_e6699 + 4u);
-            }
-            let _e6704 = active_1176_;
-            if _e6704 {
-                let _e6706 = r641_;
-                let _e6708 = r644_;
-                let _e6710 = r640_;
-                r645_ = select(_e6710, _e6708, _e6706);
-            }
-            let _e6714 = active_1176_;
-            if _e6714 {
-                let _e6716 = r643_;
-                r646_ = (_e6716 >= 4u);
-            }
-            let _e6721 = active_1176_;
-            if _e6721 {
-                let _e6723 = r643_;
-                r647_ = (_e6723 >> bitcast<u32>(2u));
-            }
-            let _e6729 = active_1176_;
-            if _e6729 {
-                let _e6731 = r646_;
-                let _e6733 = r647_;
-                let _e6735 = r643_;
-                r648_ = select(_e6735, _e6733, _e6731);
-            }
-            let _e6739 = active_1176_;
-            if _e6739 {
-                let _e6741 = r645_;
-                r649_ = (_e6741 + 2u);
-            }
-            let _e6746 = active_1176_;
-            if _e6746 {
-                let _e6748 = r646_;
-                let _e6750 = r649_;
-                let _e6752 = r645_;
-                r650_ = select(_e6752, _e6750, _e6748);
-            }
-            let _e6756 = active_1176_;
-            if _e6756 {
-                let _e6758 = r648_;
-                r651_ = (_e6758 >= 2u);
-            }
-            let _e6763 = active_1176_;
-            if _e6763 {
-                let _e6765 = r648_;
-                r652_ = (_e6765 >> bitcast<u32>(1u));
-            }
-            let _e6771 = active_1176_;
-            if _e6771 {
-                let _e6773 = r651_;
-                let _e6775 = r652_;
-                let _e6777 = r648_;
-                r653_ = select(_e6777, _e6775, _e6773);
-            }
-            let _e6781 = active_1176_;
-            if _e6781 {
-                let _e6783 = r650_;
-                r654_ = (_e6783 + 1u);
-            }
-            let _e6788 = active_1176_;
-            if _e6788 {
-                let _e6790 = r651_;
-                let _e6792 = r654_;
-                let _e6794 = r650_;
-                r655_ = select(_e6794, _e6792, _e6790);
-            }
-            let _e6798 = active_1176_;
-            if _e6798 {
-                let _e6800 = r630_;
-                r656_ = (_e6800 != 0u);
-            }
-            let _e6805 = active_1176_;
-            if _e6805 {
-                let _e6807 = r655_;
-                r657_ = (_e6807 + 1u);
-            }
-            let _e6812 = active_1176_;
-            if _e6812 {
-                let _e6814 = r656_;
-                let _e6816 = r657_;
-                r658_ = select(0u, _e6816, _e6814);
-            }
-            let _e6821 = active_1176_;
-            if _e6821 {
-                let _e6823 = r658_;
-                r659_ = (_e6823 & 63u);
-            }
-            let _e6828 = active_1176_;
-            if _e6828 {
-                let _e6830 = r659_;
-                r660_ = (_e6830 < 32u);
-            }
-            let _e6835 = active_1176_;
-            if _e6835 {
-                let _e6837 = r659_;
-                r661_ = (_e6837 & 31u);
-            }
-            let _e6842 = active_1176_;
-            if _e6842 {
-                let _e6844 = r661_;
-                r662_ = (_e6844 == 0u);
-            }
-            let _e6849 = active_1176_;
-            if _e6849 {
-                let _e6852 = r661_;
-                r663_ = (32u - _e6852);
-            }
-            let _e6856 = active_1176_;
-            if _e6856 {
-                let _e6858 = r630_;
-                let _e6860 = r663_;
-                r664_ = (_e6858 << bitcast<u32>(_e6860));
-            }
-            let _e6865 = active_1176_;
-            if _e6865 {
-                let _e6867 = r662_;
-                let _e6870 = r664_;
-                r665_ = select(_e6870, 0u, _e6867);
-            }
-            let _e6874 = active_1176_;
-            if _e6874 {
-                let _e6876 = r629_;
-                let _e6878 = r661_;
-                r666_ = (_e6876 >> bitcast<u32>(_e6878));
-            }
-            let _e6883 = active_1176_;
-            if _e6883 {
-                let _e6885 = r666_;
-                let _e6887 = r665_;
-                r667_ = (_e6885 | _e6887);
-            }
-            let _e6891 = active_1176_;
-            if _e6891 {
-                let _e6893 = r630_;
-                let _e6895 = r661_;
-                r668_ = (_e6893 >> bitcast<u32>(_e6895));
-            }
-            let _e6900 = active_1176_;
-            if _e6900 {
-                let _e6902 = r660_;
-                let _e6904 = r667_;
-                let _e6906 = r668_;
-                r669_ = select(_e6906, _e6904, _e6902);
-            }
-            let _e6910 = active_1176_;
-            if _e6910 {
-                let _e6912 = r660_;
-                let _e6914 = r668_;
-                r670_ = select(0u, _e6914, _e6912);
-            }
-            let _e6919 = active_1176_;
-            if _e6919 {
-                let _e6921 = r658_;
-                r671_ = (_e6921 & 63u);
-            }
-            let _e6926 = active_1176_;
-            if _e6926 {
-                let _e6928 = r671_;
-                r672_ = (_e6928 < 32u);
-            }
-            let _e6933 = active_1176_;
-            if _e6933 {
-                let _e6935 = r671_;
-                r673_ = (_e6935 & 31u);
-            }
-            let _e6940 = active_1176_;
-            if _e6940 {
-                let _e6942 = r673_;
-                r674_ = (_e6942 == 0u);
-            }
-            let _e6947 = active_1176_;
-            if _e6947 {
-                let _e6950 = r673_;
-                r675_ = (32u - _e6950);
-            }
-            let _e6954 = active_1176_;
-            if _e6954 {
-                let _e6956 = r669_;
-                let _e6958 = r675_;
-                r676_ = (_e6956 >> bitcast<u32>(_e6958));
-            }
-            let _e6963 = active_1176_;
-            if _e6963 {
-                let _e6965 = r674_;
-                let _e6968 = r676_;
-                r677_ = select(_e6968, 0u, _e6965);
-            }
-            let _e6972 = active_1176_;
-            if _e6972 {
-                let _e6974 = r670_;
-                let _e6976 = r673_;
-                r678_ = (_e6974 << bitcast<u32>(_e6976));
-            }
-            let _e6981 = active_1176_;
-            if _e6981 {
-                let _e6983 = r678_;
-                let _e6985 = r677_;
-                r679_ = (_e6983 | _e6985);
-            }
-            let _e6989 = active_1176_;
-            if _e6989 {
-                let _e6991 = r669_;
-                let _e6993 = r673_;
-                r680_ = (_e6991 << bitcast<u32>(_e6993));
-            }
-            let _e6998 = active_1176_;
-            if _e6998 {
-                let _e7000 = r672_;
-                let _e7002 = r680_;
-                r681_ = select(0u, _e7002, _e7000);
-            }
-            let _e7007 = active_1176_;
-            if _e7007 {
-                let _e7009 = r672_;
-                let _e7011 = r679_;
-                let _e7013 = r680_;
-                r682_ = select(_e7013, _e7011, _e7009);
-            }
-            let _e7017 = active_1176_;
-            if _e7017 {
-                let _e7019 = r681_;
-                let _e7021 = r629_;
-                r683_ = (_e7019 ^ _e7021);
-            }
-            let _e7025 = active_1176_;
-            if _e7025 {
-                let _e7027 = r683_;
-                r684_ = (_e7027 != 0u);
-            }
-            let _e7032 = active_1176_;
-            if _e7032 {
-                let _e7034 = r684_;
-                r685_ = u32(_e7034);
-            }
-            let _e7038 = active_1176_;
-            if _e7038 {
-                let _e7040 = r669_;
-                let _e7042 = r685_;
-                r686_ = (_e7040 | _e7042);
-            }
-            let _e7046 = active_1176_;
-            if _e7046 {
-                let _e7048 = r686_;
-                r687_ = f32(_e7048);
-            }
-            let _e7052 = active_1176_;
-            if _e7052 {
-                let _e7054 = r658_;
-                r688_ = (_e7054 + 127u);
-            }
-            let _e7059 = active_1176_;
-            if _e7059 {
-                let _e7061 = r688_;
-                r689_ = (_e7061 << bitcast<u32>(23u));
-            }
-            let _e7067 = active_1176_;
-            if _e7067 {
-                let _e7069 = r689_;
-                r690_ = bitcast<f32>(_e7069);
-            }
-            let _e7073 = active_1176_;
-            if _e7073 {
-                let _e7075 = r687_;
-                let _e7077 = r690_;
-                r691_ = (_e7075 * _e7077);
-            }
-            let _e7081 = active_1176_;
-            if _e7081 {
-                let _e7083 = r691_;
-                r692_ = -(_e7083);
-            }
-            let _e7087 = active_1176_;
-            if _e7087 {
-                let _e7089 = r623_;
-                let _e7091 = r692_;
-                let _e7093 = r691_;
-                r693_ = select(_e7093, _e7091, _e7089);
-            }
-            let _e7097 = active_1176_;
-            if _e7097 {
-                let _e7099 = r693_;
-                r56_ = _e7099;
-            }
-            let _e7102 = active_1176_;
-            if _e7102 {
-                let _e7104 = r56_;
-                r694_ = trunc(_e7104);
-            }
-            let _e7108 = active_1176_;
-            if _e7108 {
-                let _e7110 = r694_;
-                r695_ = abs(_e7110);
-            }
-            let _e7114 = active_1176_;
-            if _e7114 {
-                let _e7116 = r695_;
-                r696_ = (_e7116 * 0.00000000023283064f);
-            }
-            let _e7121 = active_1176_;
-            if _e7121 {
-                let _e7123 = r696_;
-                r697_ = trunc(_e7123);
-            }
-            let _e7127 = active_1176_;
-            if _e7127 {
-                let _e7129 = r697_;
-                r698_ = (_e7129 * 4294967300f);
-            }
-            let _e7134 = active_1176_;
-            if _e7134 {
-                let _e7136 = r695_;
-                let _e7138 = r698_;
-                r699_ = (_e7136 - _e7138);
-            }
-            let _e7142 = active_1176_;
-            if _e7142 {
-                let _e7144 = r699_;
-                let _e7154 = bitcast<u32>(_e7144);
-                let _e7156 = (_e7154 & 2147483647u);
-                r700_ = select(select(select(select(u32(_e7144), 4294967295u, (_e7144 >= 4294967300f)), 0u, (_e7144 < 0f)), select(4294967295u, 0u, (_e7154 >= 2147483648u)), (_e7156 == 2139095040u)), 0u, (_e7156 > 2139095040u));
-            }
-            let _e7168 = active_1176_;
-            if _e7168 {
-                let _e7170 = r697_;
-                let _e7180 = bitcast<u32>(_e7170);
-                let _e7182 = (_e7180 & 2147483647u);
-                r701_ = select(select(select(select(u32(_e7170), 4294967295u, (_e7170 >= 4294967300f)), 0u, (_e7170 < 0f)), select(4294967295u, 0u, (_e7180 >= 2147483648u)), (_e7182 == 2139095040u)), 0u, (_e7182 > 2139095040u));
-            }
-            let _e7194 = active_1176_;
-            if _e7194 {
-                let _e7196 = r694_;
-                r702_ = (_e7196 < 0f);
-            }
-            let _e7201 = active_1176_;
-            if _e7201 {
-                let _e7203 = r56_;
-                let _e7205 = r56_;
-                r703_ = (_e7203 != _e7205);
-            }
-            let _e7209 = active_1176_;
-            if _e7209 {
-                let _e7211 = r695_;
-                r704_ = (_e7211 >= 9223372000000000000f);
-            }
-            let _e7216 = active_1176_;
-            if _e7216 {
-                let _e7219 = r700_;
-                r705_ = (0u - _e7219);
-            }
-            let _e7223 = active_1176_;
-            if _e7223 {
-                let _e7226 = r700_;
-                r706_ = (0u < _e7226);
-            }
-            let _e7230 = active_1176_;
-            if _e7230 {
-                let _e7232 = r706_;
-                r707_ = u32(_e7232);
-            }
-            let _e7236 = active_1176_;
-            if _e7236 {
-                let _e7239 = r701_;
-                r708_ = (0u - _e7239);
-            }
-            let _e7243 = active_1176_;
-            if _e7243 {
-                let _e7245 = r708_;
-                let _e7247 = r707_;
-                r709_ = (_e7245 - _e7247);
-            }
-            let _e7251 = active_1176_;
-            if _e7251 {
-                let _e7253 = r702_;
-                let _e7255 = r705_;
-                let _e7257 = r700_;
-                r710_ = select(_e7257, _e7255, _e7253);
-            }
-            let _e7261 = active_1176_;
-            if _e7261 {
-                let _e7263 = r702_;
-                let _e7265 = r709_;
-                let _e7267 = r701_;
-                r711_ = select(_e7267, _e7265, _e7263);
-            }
-            let _e7271 = active_1176_;
-            if _e7271 {
-                let _e7273 = r702_;
-                r712_ = select(4294967295u, 0u, _e7273);
-            }
-            let _e7279 = active_1176_;
-            if _e7279 {
-                let _e7281 = r702_;
-                r713_ = select(2147483647u, 2147483648u, _e7281);
-            }
-            let _e7287 = active_1176_;
-            if _e7287 {
-                let _e7289 = r704_;
-                let _e7291 = r712_;
-                let _e7293 = r710_;
-                r714_ = select(_e7293, _e7291, _e7289);
-            }
-            let _e7297 = active_1176_;
-            if _e7297 {
-                let _e7299 = r704_;
-                let _e7301 = r713_;
-                let _e7303 = r711_;
-                r715_ = select(_e7303, _e7301, _e7299);
-            }
-            let _e7307 = active_1176_;
-            if _e7307 {
-                let _e7309 = r703_;
-                let _e7312 = r714_;
-                r716_ = select(_e7312, 0u, _e7309);
-            }
-            let _e7316 = active_1176_;
-            if _e7316 {
-                let _e7318 = r703_;
-                let _e7321 = r715_;
-                r717_ = select(_e7321, 0u, _e7318);
-            }
-            let _e7325 = active_1176_;
-            if _e7325 {
-                let _e7327 = r716_;
-                r57_ = _e7327;
-            }
-            let _e7330 = active_1176_;
-            if _e7330 {
-                let _e7332 = r717_;
-                r231_ = _e7332;
-            }
-            let _e7335 = active_1176_;
-            if _e7335 {
-                let _e7337 = c_u002e_hi_196_;
-                r718_ = (_e7337 >= 65536u);
-            }
-            let _e7342 = active_1176_;
-            if _e7342 {
-                let _e7344 = c_u002e_hi_196_;
-                r719_ = (_e7344 >> bitcast<u32>(16u));
-            }
-            let _e7350 = active_1176_;
-            if _e7350 {
-                let _e7352 = r718_;
-                let _e7354 = r719_;
-                let _e7356 = c_u002e_hi_196_;
-                r720_ = select(_e7356, _e7354, _e7352);
-            }
-            let _e7360 = active_1176_;
-            if _e7360 {
+                let _e4734 = r631_;
+                r635_ = select(0u, 16u, _e4734);
+                let _e4740 = r633_;
+                r636_ = (_e4740 >= 256u);
+                let _e4745 = r633_;
+                r637_ = (_e4745 >> bitcast<u32>(8u));
+                let _e4751 = r636_;
+                let _e4753 = r637_;
+                let _e4755 = r633_;
+                r638_ = select(_e4755, _e4753, _e4751);
+                let _e4759 = r635_;
+                r639_ = (_e4759 + 8u);
+                let _e4764 = r636_;
+                let _e4766 = r639_;
+                let _e4768 = r635_;
+                r640_ = select(_e4768, _e4766, _e4764);
+                let _e4772 = r638_;
+                r641_ = (_e4772 >= 16u);
+                let _e4777 = r638_;
+                r642_ = (_e4777 >> bitcast<u32>(4u));
+                let _e4783 = r641_;
+                let _e4785 = r642_;
+                let _e4787 = r638_;
+                r643_ = select(_e4787, _e4785, _e4783);
+                let _e4791 = r640_;
+                r644_ = (_e4791 + 4u);
+                let _e4796 = r641_;
+                let _e4798 = r644_;
+                let _e4800 = r640_;
+                r645_ = select(_e4800, _e4798, _e4796);
+                let _e4804 = r643_;
+                r646_ = (_e4804 >= 4u);
+                let _e4809 = r643_;
+                r647_ = (_e4809 >> bitcast<u32>(2u));
+                let _e4815 = r646_;
+                let _e4817 = r647_;
+                let _e4819 = r643_;
+                r648_ = select(_e4819, _e4817, _e4815);
+                let _e4823 = r645_;
+                r649_ = (_e4823 + 2u);
+                let _e4828 = r646_;
+                let _e4830 = r649_;
+                let _e4832 = r645_;
+                r650_ = select(_e4832, _e4830, _e4828);
+                let _e4836 = r648_;
+                r651_ = (_e4836 >= 2u);
+                let _e4841 = r648_;
+                r652_ = (_e4841 >> bitcast<u32>(1u));
+                let _e4847 = r651_;
+                let _e4849 = r652_;
+                let _e4851 = r648_;
+                r653_ = select(_e4851, _e4849, _e4847);
+                let _e4855 = r650_;
+                r654_ = (_e4855 + 1u);
+                let _e4860 = r651_;
+                let _e4862 = r654_;
+                let _e4864 = r650_;
+                r655_ = select(_e4864, _e4862, _e4860);
+                let _e4868 = r630_;
+                r656_ = (_e4868 != 0u);
+                let _e4873 = r655_;
+                r657_ = (_e4873 + 1u);
+                let _e4878 = r656_;
+                let _e4880 = r657_;
+                r658_ = select(0u, _e4880, _e4878);
+                let _e4885 = r658_;
+                r659_ = (_e4885 & 63u);
+                let _e4890 = r659_;
+                r660_ = (_e4890 < 32u);
+                let _e4895 = r659_;
+                r661_ = (_e4895 & 31u);
+                let _e4900 = r661_;
+                r662_ = (_e4900 == 0u);
+                let _e4906 = r661_;
+                r663_ = (32u - _e4906);
+                let _e4910 = r630_;
+                let _e4912 = r663_;
+                r664_ = (_e4910 << bitcast<u32>(_e4912));
+                let _e4917 = r662_;
+                let _e4920 = r664_;
+                r665_ = select(_e4920, 0u, _e4917);
+                let _e4924 = r629_;
+                let _e4926 = r661_;
+                r666_ = (_e4924 >> bitcast<u32>(_e4926));
+                let _e4931 = r666_;
+                let _e4933 = r665_;
+                r667_ = (_e4931 | _e4933);
+                let _e4937 = r630_;
+                let _e4939 = r661_;
+                r668_ = (_e4937 >> bitcast<u32>(_e4939));
+                let _e4944 = r660_;
+                let _e4946 = r667_;
+                let _e4948 = r668_;
+                r669_ = select(_e4948, _e4946, _e4944);
+                let _e4952 = r660_;
+                let _e4954 = r668_;
+                r670_ = select(0u, _e4954, _e4952);
+                let _e4959 = r658_;
+                r671_ = (_e4959 & 63u);
+                let _e4964 = r671_;
+                r672_ = (_e4964 < 32u);
+                let _e4969 = r671_;
+                r673_ = (_e4969 & 31u);
+                let _e4974 = r673_;
+                r674_ = (_e4974 == 0u);
+                let _e4980 = r673_;
+                r675_ = (32u - _e4980);
+                let _e4984 = r669_;
+                let _e4986 = r675_;
+                r676_ = (_e4984 >> bitcast<u32>(_e4986));
+                let _e4991 = r674_;
+                let _e4994 = r676_;
+                r677_ = select(_e4994, 0u, _e4991);
+                let _e4998 = r670_;
+                let _e5000 = r673_;
+                r678_ = (_e4998 << bitcast<u32>(_e5000));
+                let _e5005 = r678_;
+                let _e5007 = r677_;
+                r679_ = (_e5005 | _e5007);
+                let _e5011 = r669_;
+                let _e5013 = r673_;
+                r680_ = (_e5011 << bitcast<u32>(_e5013));
+                let _e5018 = r672_;
+                let _e5020 = r680_;
+                r681_ = select(0u, _e5020, _e5018);
+                let _e5025 = r672_;
+                let _e5027 = r679_;
+                let _e5029 = r680_;
+                r682_ = select(_e5029, _e5027, _e5025);
+                let _e5033 = r681_;
+                let _e5035 = r629_;
+                r683_ = (_e5033 ^ _e5035);
+                let _e5039 = r683_;
+                r684_ = (_e5039 != 0u);
+                let _e5044 = r684_;
+                r685_ = u32(_e5044);
+                let _e5048 = r669_;
+                let _e5050 = r685_;
+                r686_ = (_e5048 | _e5050);
+                let _e5054 = r686_;
+                r687_ = f32(_e5054);
+                let _e5058 = r658_;
+                r688_ = (_e5058 + 127u);
+                let _e5063 = r688_;
+                r689_ = (_e5063 << bitcast<u32>(23u));
+                let _e5069 = r689_;
+                r690_ = bitcast<f32>(_e5069);
+                let _e5073 = r687_;
+                let _e5075 = r690_;
+                r691_ = (_e5073 * _e5075);
+                let _e5079 = r691_;
+                r692_ = -(_e5079);
+                let _e5083 = r623_;
+                let _e5085 = r692_;
+                let _e5087 = r691_;
+                r693_ = select(_e5087, _e5085, _e5083);
+                let _e5091 = r693_;
+                r56_ = _e5091;
+                let _e5094 = r56_;
+                r694_ = trunc(_e5094);
+                let _e5098 = r694_;
+                r695_ = abs(_e5098);
+                let _e5102 = r695_;
+                r696_ = (_e5102 * 0.00000000023283064f);
+                let _e5107 = r696_;
+                r697_ = trunc(_e5107);
+                let _e5111 = r697_;
+                r698_ = (_e5111 * 4294967300f);
+                let _e5116 = r695_;
+                let _e5118 = r698_;
+                r699_ = (_e5116 - _e5118);
+                let _e5122 = r699_;
+                let _e5132 = bitcast<u32>(_e5122);
+                let _e5134 = (_e5132 & 2147483647u);
+                r700_ = select(select(select(select(u32(_e5122), 4294967295u, (_e5122 >= 4294967300f)), 0u, (_e5122 < 0f)), select(4294967295u, 0u, (_e5132 >= 2147483648u)), (_e5134 == 2139095040u)), 0u, (_e5134 > 2139095040u));
+                let _e5146 = r697_;
+                let _e5156 = bitcast<u32>(_e5146);
+                let _e5158 = (_e5156 & 2147483647u);
+                r701_ = select(select(select(select(u32(_e5146), 4294967295u, (_e5146 >= 4294967300f)), 0u, (_e5146 < 0f)), select(4294967295u, 0u, (_e5156 >= 2147483648u)), (_e5158 == 2139095040u)), 0u, (_e5158 > 2139095040u));
+                let _e5170 = r694_;
+                r702_ = (_e5170 < 0f);
+                let _e5175 = r56_;
+                let _e5177 = r56_;
+                r703_ = (_e5175 != _e5177);
+                let _e5181 = r695_;
+                r704_ = (_e5181 >= 9223372000000000000f);
+                let _e5187 = r700_;
+                r705_ = (0u - _e5187);
+                let _e5192 = r700_;
+                r706_ = (0u < _e5192);
+                let _e5196 = r706_;
+                r707_ = u32(_e5196);
+                let _e5201 = r701_;
+                r708_ = (0u - _e5201);
+                let _e5205 = r708_;
+                let _e5207 = r707_;
+                r709_ = (_e5205 - _e5207);
+                let _e5211 = r702_;
+                let _e5213 = r705_;
+                let _e5215 = r700_;
+                r710_ = select(_e5215, _e5213, _e5211);
+                let _e5219 = r702_;
+                let _e5221 = r709_;
+                let _e5223 = r701_;
+                r711_ = select(_e5223, _e5221, _e5219);
+                let _e5227 = r702_;
+                r712_ = select(4294967295u, 0u, _e5227);
+                let _e5233 = r702_;
+                r713_ = select(2147483647u, 2147483648u, _e5233);
+                let _e5239 = r704_;
+                let _e5241 = r712_;
+                let _e5243 = r710_;
+                r714_ = select(_e5243, _e5241, _e5239);
+                let _e5247 = r704_;
+                let _e5249 = r713_;
+                let _e5251 = r711_;
+                r715_ = select(_e5251, _e5249, _e5247);
+                let _e5255 = r703_;
+                let _e5258 = r714_;
+                r716_ = select(_e5258, 0u, _e5255);
+                let _e5262 = r703_;
+                let _e5265 = r715_;
+                r717_ = select(_e5265, 0u, _e5262);
+                let _e5269 = r716_;
+                r57_ = _e5269;
+                let _e5272 = r717_;
+                r231_ = _e5272;
+                let _e5275 = c_u002e_hi_196_;
+                r718_ = (_e5275 >= 65536u);
+                let _e5280 = c_u002e_hi_196_;
+                r719_ = (_e5280 >> bitcast<u32>(16u));
+                let _e5286 = r718_;
+                let _e5288 = r719_;
+                let _e5290 = c_u002e_hi_196_;
+                r720_ = select(_e5290, _e5288, _e5286);
                 r721_ = 16u;
-            }
-            let _e7364 = active_1176_;
-            if _e7364 {
-                let _e7366 = r718_;
-                r722_ = select(0u, 16u, _e7366);
-            }
-            let _e7372 = active_1176_;
-            if _e7372 {
-                let _e7374 = r720_;
-                r723_ = (_e7374 >= 256u);
-            }
-            let _e7379 = active_1176_;
-            if _e7379 {
-                let _e7381 = r720_;
-                r724_ = (_e7381 >> bitcast<u32>(8u));
-            }
-            let _e7387 = active_1176_;
-            if _e7387 {
-                let _e7389 = r723_;
-                let _e7391 = r724_;
-                let _e7393 = r720_;
-                r725_ = select(_e7393, _e7391, _e7389);
-            }
-            let _e7397 = active_1176_;
-            if _e7397 {
-                let _e7399 = r722_;
-                r726_ = (_e7399 + 8u);
-            }
-            let _e7404 = active_1176_;
-            if _e7404 {
-                let _e7406 = r723_;
-                let _e7408 = r726_;
-                let _e7410 = r722_;
-                r727_ = select(_e7410, _e7408, _e7406);
-            }
-            let _e7414 = active_1176_;
-            if _e7414 {
-                let _e7416 = r725_;
-                r728_ = (_e7416 >= 16u);
-            }
-            let _e7421 = active_1176_;
-            if _e7421 {
-                let _e7423 = r725_;
-                r729_ = (_e7423 >> bitcast<u32>(4u));
-            }
-            let _e7429 = active_1176_;
-            if _e7429 {
-                let _e7431 = r728_;
-                let _e7433 = r729_;
-                let _e7435 = r725_;
-                r730_ = select(_e7435, _e7433, _e7431);
-            }
-            let _e7439 = active_1176_;
-            if _e7439 {
-                let _e7441 = r727_;
-                r731_ = (_e7441 + 4u);
-            }
-            let _e7446 = active_1176_;
-            if _e7446 {
-                let _e7448 = r728_;
-                let _e7450 = r731_;
-                let _e7452 = r727_;
-                r732_ = select(_e7452, _e7450, _e7448);
-            }
-            let _e7456 = active_1176_;
-            if _e7456 {
-                let _e7458 = r730_;
-                r733_ = (_e7458 >= 4u);
-            }
-            let _e7463 = active_1176_;
-            if _e7463 {
-                let _e7465 = r730_;
-                r734_ = (_e7465 >> bitcast<u32>(2u));
-            }
-            let _e7471 = active_1176_;
-            if _e7471 {
-                let _e7473 = r733_;
-                let _e7475 = r734_;
-                let _e7477 = r730_;
-                r735_ = select(_e7477, _e7475, _e7473);
-            }
-            let _e7481 = active_1176_;
-            if _e7481 {
-                let _e7483 = r732_;
-                r736_ = (_e7483 + 2u);
-            }
-            let _e7488 = active_1176_;
-            if _e7488 {
-                let _e7490 = r733_;
-                let _e7492 = r736_;
-                let _e7494 = r732_;
-                r737_ = select(_e7494, _e7492, _e7490);
-            }
-            let _e7498 = active_1176_;
-            if _e7498 {
-                let _e7500 = r735_;
-                r738_ = (_e7500 >= 2u);
-            }
-            let _e7505 = active_1176_;
-            if _e7505 {
-                let _e7507 = r735_;
-                r739_ = (_e7507 >> bitcast<u32>(1u));
-            }
-            let _e7513 = active_1176_;
-            if _e7513 {
-                let _e7515 = r738_;
-                let _e7517 = r739_;
-                let _e7519 = r735_;
-                r740_ = select(_e7519, _e7517, _e7515);
-            }
-            let _e7523 = active_1176_;
-            if _e7523 {
-                let _e7525 = r737_;
-                r741_ = (_e7525 + 1u);
-            }
-            let _e7530 = active_1176_;
-            if _e7530 {
-                let _e7532 = r738_;
-                let _e7534 = r741_;
-                let _e7536 = r737_;
-                r742_ = select(_e7536, _e7534, _e7532);
-            }
-            let _e7540 = active_1176_;
-            if _e7540 {
-                let _e7542 = c_u002e_hi_196_;
-                r743_ = (_e7542 != 0u);
-            }
-            let _e7547 = active_1176_;
-            if _e7547 {
-                let _e7549 = r742_;
-                r744_ = (_e7549 + 1u);
-            }
-            let _e7554 = active_1176_;
-            if _e7554 {
-                let _e7556 = r743_;
-                let _e7558 = r744_;
-                r745_ = select(0u, _e7558, _e7556);
-            }
-            let _e7563 = active_1176_;
-            if _e7563 {
-                let _e7565 = r745_;
-                r746_ = (_e7565 & 63u);
-            }
-            let _e7570 = active_1176_;
-            if _e7570 {
-                let _e7572 = r746_;
-                r747_ = (_e7572 < 32u);
-            }
-            let _e7577 = active_1176_;
-            if _e7577 {
-                let _e7579 = r746_;
-                r748_ = (_e7579 & 31u);
-            }
-            let _e7584 = active_1176_;
-            if _e7584 {
-                let _e7586 = r748_;
-                r749_ = (_e7586 == 0u);
-            }
-            let _e7591 = active_1176_;
-            if _e7591 {
-                let _e7594 = r748_;
-                r750_ = (32u - _e7594);
-            }
-            let _e7598 = active_1176_;
-            if _e7598 {
-                let _e7600 = c_u002e_hi_196_;
-                let _e7602 = r750_;
-                r751_ = (_e7600 << bitcast<u32>(_e7602));
-            }
-            let _e7607 = active_1176_;
-            if _e7607 {
-                let _e7609 = r749_;
-                let _e7612 = r751_;
-                r752_ = select(_e7612, 0u, _e7609);
-            }
-            let _e7616 = active_1176_;
-            if _e7616 {
-                let _e7618 = c_u002e_lo_14_;
-                let _e7620 = r748_;
-                r753_ = (_e7618 >> bitcast<u32>(_e7620));
-            }
-            let _e7625 = active_1176_;
-            if _e7625 {
-                let _e7627 = r753_;
-                let _e7629 = r752_;
-                r754_ = (_e7627 | _e7629);
-            }
-            let _e7633 = active_1176_;
-            if _e7633 {
-                let _e7635 = c_u002e_hi_196_;
-                let _e7637 = r748_;
-                r755_ = (_e7635 >> bitcast<u32>(_e7637));
-            }
-            let _e7642 = active_1176_;
-            if _e7642 {
-                let _e7644 = r747_;
-                let _e7646 = r754_;
-                let _e7648 = r755_;
-                r756_ = select(_e7648, _e7646, _e7644);
-            }
-            let _e7652 = active_1176_;
-            if _e7652 {
-                let _e7654 = r747_;
-                let _e7656 = r755_;
-                r757_ = select(0u, _e7656, _e7654);
-            }
-            let _e7661 = active_1176_;
-            if _e7661 {
-                let _e7663 = r745_;
-                r758_ = (_e7663 & 63u);
-            }
-            let _e7668 = active_1176_;
-            if _e7668 {
-                let _e7670 = r758_;
-                r759_ = (_e7670 < 32u);
-            }
-            let _e7675 = active_1176_;
-            if _e7675 {
-                let _e7677 = r758_;
-                r760_ = (_e7677 & 31u);
-            }
-            let _e7682 = active_1176_;
-            if _e7682 {
-                let _e7684 = r760_;
-                r761_ = (_e7684 == 0u);
-            }
-            let _e7689 = active_1176_;
-            if _e7689 {
-                let _e7692 = r760_;
-                r762_ = (32u - _e7692);
-            }
-            let _e7696 = active_1176_;
-            if _e7696 {
-                let _e7698 = r756_;
-                let _e7700 = r762_;
-                r763_ = (_e7698 >> bitcast<u32>(_e7700));
-            }
-            let _e7705 = active_1176_;
-            if _e7705 {
-                let _e7707 = r761_;
-                let _e7710 = r763_;
-                r764_ = select(_e7710, 0u, _e7707);
-            }
-            let _e7714 = active_1176_;
-            if _e7714 {
-                let _e7716 = r757_;
-                let _e7718 = r760_;
-                r765_ = (_e7716 << bitcast<u32>(_e7718));
-            }
-            let _e7723 = active_1176_;
-            if _e7723 {
-                let _e7725 = r765_;
-                let _e7727 = r764_;
-                r766_ = (_e7725 | _e7727);
-            }
-            let _e7731 = active_1176_;
-            if _e7731 {
-                let _e7733 = r756_;
-                let _e7735 = r760_;
-                r767_ = (_e7733 << bitcast<u32>(_e7735));
-            }
-            let _e7740 = active_1176_;
-            if _e7740 {
-                let _e7742 = r759_;
-                let _e7744 = r767_;
-                r768_ = select(0u, _e7744, _e7742);
-            }
-            let _e7749 = active_1176_;
-            if _e7749 {
-                let _e7751 = r759_;
-                let _e7753 = r766_;
-                let _e7755 = r767_;
-                r769_ = select(_e7755, _e7753, _e7751);
-            }
-            let _e7759 = active_1176_;
-            if _e7759 {
-                let _e7761 = r768_;
-                let _e7763 = c_u002e_lo_14_;
-                r770_ = (_e7761 ^ _e7763);
-            }
-            let _e7767 = active_1176_;
-            if _e7767 {
-                let _e7769 = r770_;
-                r771_ = (_e7769 != 0u);
-            }
-            let _e7774 = active_1176_;
-            if _e7774 {
-                let _e7776 = r771_;
-                r772_ = u32(_e7776);
-            }
-            let _e7780 = active_1176_;
-            if _e7780 {
-                let _e7782 = r756_;
-                let _e7784 = r772_;
-                r773_ = (_e7782 | _e7784);
-            }
-            let _e7788 = active_1176_;
-            if _e7788 {
-                let _e7790 = r773_;
-                r774_ = f32(_e7790);
-            }
-            let _e7794 = active_1176_;
-            if _e7794 {
-                let _e7796 = r745_;
-                r775_ = (_e7796 + 127u);
-            }
-            let _e7801 = active_1176_;
-            if _e7801 {
-                let _e7803 = r775_;
-                r776_ = (_e7803 << bitcast<u32>(23u));
-            }
-            let _e7809 = active_1176_;
-            if _e7809 {
-                let _e7811 = r776_;
-                r777_ = bitcast<f32>(_e7811);
-            }
-            let _e7815 = active_1176_;
-            if _e7815 {
-                let _e7817 = r774_;
-                let _e7819 = r777_;
-                r778_ = (_e7817 * _e7819);
-            }
-            let _e7823 = active_1176_;
-            if _e7823 {
-                let _e7825 = r778_;
-                r779_ = -(_e7825);
-            }
-            let _e7829 = active_1176_;
-            if _e7829 {
-                let _e7832 = r779_;
-                let _e7834 = r778_;
-                r780_ = select(_e7834, _e7832, false);
-            }
-            let _e7838 = active_1176_;
-            if _e7838 {
-                let _e7840 = r780_;
-                r58_ = _e7840;
-            }
-            let _e7843 = active_1176_;
-            if _e7843 {
-                let _e7845 = r58_;
-                r781_ = trunc(_e7845);
-            }
-            let _e7849 = active_1176_;
-            if _e7849 {
-                let _e7851 = r781_;
-                r782_ = abs(_e7851);
-            }
-            let _e7855 = active_1176_;
-            if _e7855 {
-                let _e7857 = r782_;
-                r783_ = (_e7857 * 0.00000000023283064f);
-            }
-            let _e7862 = active_1176_;
-            if _e7862 {
-                let _e7864 = r783_;
-                r784_ = trunc(_e7864);
-            }
-            let _e7868 = active_1176_;
-            if _e7868 {
-                let _e7870 = r784_;
-                r785_ = (_e7870 * 4294967300f);
-            }
-            let _e7875 = active_1176_;
-            if _e7875 {
-                let _e7877 = r782_;
-                let _e7879 = r785_;
-                r786_ = (_e7877 - _e7879);
-            }
-            let _e7883 = active_1176_;
-            if _e7883 {
-                let _e7885 = r786_;
-                let _e7895 = bitcast<u32>(_e7885);
-                let _e7897 = (_e7895 & 2147483647u);
-                r787_ = select(select(select(select(u32(_e7885), 4294967295u, (_e7885 >= 4294967300f)), 0u, (_e7885 < 0f)), select(4294967295u, 0u, (_e7895 >= 2147483648u)), (_e7897 == 2139095040u)), 0u, (_e7897 > 2139095040u));
-            }
-            let _e7909 = active_1176_;
-            if _e7909 {
-                let _e7911 = r784_;
-                let _e7921 = bitcast<u32>(_e7911);
-                let _e7923 = (_e7921 & 2147483647u);
-                r788_ = select(select(select(select(u32(_e7911), 4294967295u, (_e7911 >= 4294967300f)), 0u, (_e7911 < 0f)), select(4294967295u, 0u, (_e7921 >= 2147483648u)), (_e7923 == 2139095040u)), 0u, (_e7923 > 2139095040u));
-            }
-            let _e7935 = active_1176_;
-            if _e7935 {
-                let _e7937 = r781_;
-                r789_ = (_e7937 < 0f);
-            }
-            let _e7942 = active_1176_;
-            if _e7942 {
-                let _e7944 = r58_;
-                let _e7946 = r58_;
-                r790_ = (_e7944 != _e7946);
-            }
-            let _e7950 = active_1176_;
-            if _e7950 {
-                let _e7952 = r782_;
-                r791_ = (_e7952 >= 18446744000000000000f);
-            }
-            let _e7957 = active_1176_;
-            if _e7957 {
-                let _e7959 = r791_;
-                let _e7962 = r787_;
-                r792_ = select(_e7962, 4294967295u, _e7959);
-            }
-            let _e7966 = active_1176_;
-            if _e7966 {
-                let _e7968 = r791_;
-                let _e7971 = r788_;
-                r793_ = select(_e7971, 4294967295u, _e7968);
-            }
-            let _e7975 = active_1176_;
-            if _e7975 {
-                let _e7977 = r789_;
-                let _e7980 = r792_;
-                r794_ = select(_e7980, 0u, _e7977);
-            }
-            let _e7984 = active_1176_;
-            if _e7984 {
-                let _e7986 = r789_;
-                let _e7989 = r793_;
-                r795_ = select(_e7989, 0u, _e7986);
-            }
-            let _e7993 = active_1176_;
-            if _e7993 {
-                let _e7995 = r790_;
-                let _e7998 = r794_;
-                r796_ = select(_e7998, 0u, _e7995);
-            }
-            let _e8002 = active_1176_;
-            if _e8002 {
-                let _e8004 = r790_;
-                let _e8007 = r795_;
-                r797_ = select(_e8007, 0u, _e8004);
-            }
-            let _e8011 = active_1176_;
-            if _e8011 {
-                let _e8013 = r796_;
-                r59_ = _e8013;
-            }
-            let _e8016 = active_1176_;
-            if _e8016 {
-                let _e8018 = r797_;
-                r232_ = _e8018;
-            }
-            let _e8021 = active_1176_;
-            if _e8021 {
-                let _e8023 = r59_;
-                r60_ = _e8023;
-            }
-            let _e8026 = active_1176_;
-            if _e8026 {
-                let _e8028 = r232_;
-                r233_ = _e8028;
-            }
-            let _e8031 = active_1176_;
-            if _e8031 {
-                let _e8033 = r57_;
-                let _e8035 = r60_;
-                r798_ = (_e8033 ^ _e8035);
-            }
-            let _e8039 = active_1176_;
-            if _e8039 {
-                let _e8041 = r231_;
-                let _e8043 = r233_;
-                r799_ = (_e8041 ^ _e8043);
-            }
-            let _e8047 = active_1176_;
-            if _e8047 {
-                let _e8049 = r798_;
-                r61_ = _e8049;
-            }
-            let _e8052 = active_1176_;
-            if _e8052 {
-                let _e8054 = r799_;
-                r234_ = _e8054;
-            }
-            let _e8057 = active_1176_;
-            if _e8057 {
-                let _e8059 = r61_;
-                let _e8066 = i_5_;
-                R[bitcast<u32>(((((_e8066 * 18i) + 7i) * 2i) + 0i))] = _e8059;
-            }
-            let _e8077 = active_1176_;
-            if _e8077 {
-                let _e8079 = r234_;
-                let _e8086 = i_5_;
-                R[bitcast<u32>(((((_e8086 * 18i) + 7i) * 2i) + 1i))] = _e8079;
-            }
-            let _e8097 = active_1176_;
-            if _e8097 {
-                let _e8099 = a_u002e_lo_9_;
-                r800_ = bitcast<i32>(_e8099);
-            }
-            let _e8103 = active_1176_;
-            if _e8103 {
-                let _e8105 = r800_;
-                r62_ = _e8105;
-            }
-            let _e8108 = active_1176_;
-            if _e8108 {
-                let _e8110 = r62_;
-                r801_ = (_e8110 >> bitcast<u32>(31i));
-            }
-            let _e8116 = active_1176_;
-            if _e8116 {
-                let _e8118 = r62_;
-                r802_ = bitcast<u32>(_e8118);
-            }
-            let _e8122 = active_1176_;
-            if _e8122 {
-                let _e8124 = r801_;
-                r803_ = bitcast<u32>(_e8124);
-            }
-            let _e8128 = active_1176_;
-            if _e8128 {
-                let _e8130 = r802_;
-                r63_ = _e8130;
-            }
-            let _e8133 = active_1176_;
-            if _e8133 {
-                let _e8135 = r803_;
-                r235_ = _e8135;
-            }
-            let _e8138 = active_1176_;
-            if _e8138 {
-                let _e8140 = b_u002e_lo_12_;
-                r64_ = _e8140;
-            }
-            let _e8143 = active_1176_;
-            if _e8143 {
-                let _e8145 = r64_;
-                r65_ = _e8145;
-            }
-            let _e8148 = active_1176_;
-            if _e8148 {
+                let _e5296 = r718_;
+                r722_ = select(0u, 16u, _e5296);
+                let _e5302 = r720_;
+                r723_ = (_e5302 >= 256u);
+                let _e5307 = r720_;
+                r724_ = (_e5307 >> bitcast<u32>(8u));
+                let _e5313 = r723_;
+                let _e5315 = r724_;
+                let _e5317 = r720_;
+                r725_ = select(_e5317, _e5315, _e5313);
+                let _e5321 = r722_;
+                r726_ = (_e5321 + 8u);
+                let _e5326 = r723_;
+                let _e5328 = r726_;
+                let _e5330 = r722_;
+                r727_ = select(_e5330, _e5328, _e5326);
+                let _e5334 = r725_;
+                r728_ = (_e5334 >= 16u);
+                let _e5339 = r725_;
+                r729_ = (_e5339 >> bitcast<u32>(4u));
+                let _e5345 = r728_;
+                let _e5347 = r729_;
+                let _e5349 = r725_;
+                r730_ = select(_e5349, _e5347, _e5345);
+                let _e5353 = r727_;
+                r731_ = (_e5353 + 4u);
+                let _e5358 = r728_;
+                let _e5360 = r731_;
+                let _e5362 = r727_;
+                r732_ = select(_e5362, _e5360, _e5358);
+                let _e5366 = r730_;
+                r733_ = (_e5366 >= 4u);
+                let _e5371 = r730_;
+                r734_ = (_e5371 >> bitcast<u32>(2u));
+                let _e5377 = r733_;
+                let _e5379 = r734_;
+                let _e5381 = r730_;
+                r735_ = select(_e5381, _e5379, _e5377);
+                let _e5385 = r732_;
+                r736_ = (_e5385 + 2u);
+                let _e5390 = r733_;
+                let _e5392 = r736_;
+                let _e5394 = r732_;
+                r737_ = select(_e5394, _e5392, _e5390);
+                let _e5398 = r735_;
+                r738_ = (_e5398 >= 2u);
+                let _e5403 = r735_;
+                r739_ = (_e5403 >> bitcast<u32>(1u));
+                let _e5409 = r738_;
+                let _e5411 = r739_;
+                let _e5413 = r735_;
+                r740_ = select(_e5413, _e5411, _e5409);
+                let _e5417 = r737_;
+                r741_ = (_e5417 + 1u);
+                let _e5422 = r738_;
+                let _e5424 = r741_;
+                let _e5426 = r737_;
+                r742_ = select(_e5426, _e5424, _e5422);
+                let _e5430 = c_u002e_hi_196_;
+                r743_ = (_e5430 != 0u);
+                let _e5435 = r742_;
+                r744_ = (_e5435 + 1u);
+                let _e5440 = r743_;
+                let _e5442 = r744_;
+                r745_ = select(0u, _e5442, _e5440);
+                let _e5447 = r745_;
+                r746_ = (_e5447 & 63u);
+                let _e5452 = r746_;
+                r747_ = (_e5452 < 32u);
+                let _e5457 = r746_;
+                r748_ = (_e5457 & 31u);
+                let _e5462 = r748_;
+                r749_ = (_e5462 == 0u);
+                let _e5468 = r748_;
+                r750_ = (32u - _e5468);
+                let _e5472 = c_u002e_hi_196_;
+                let _e5474 = r750_;
+                r751_ = (_e5472 << bitcast<u32>(_e5474));
+                let _e5479 = r749_;
+                let _e5482 = r751_;
+                r752_ = select(_e5482, 0u, _e5479);
+                let _e5486 = c_u002e_lo_14_;
+                let _e5488 = r748_;
+                r753_ = (_e5486 >> bitcast<u32>(_e5488));
+                let _e5493 = r753_;
+                let _e5495 = r752_;
+                r754_ = (_e5493 | _e5495);
+                let _e5499 = c_u002e_hi_196_;
+                let _e5501 = r748_;
+                r755_ = (_e5499 >> bitcast<u32>(_e5501));
+                let _e5506 = r747_;
+                let _e5508 = r754_;
+                let _e5510 = r755_;
+                r756_ = select(_e5510, _e5508, _e5506);
+                let _e5514 = r747_;
+                let _e5516 = r755_;
+                r757_ = select(0u, _e5516, _e5514);
+                let _e5521 = r745_;
+                r758_ = (_e5521 & 63u);
+                let _e5526 = r758_;
+                r759_ = (_e5526 < 32u);
+                let _e5531 = r758_;
+                r760_ = (_e5531 & 31u);
+                let _e5536 = r760_;
+                r761_ = (_e5536 == 0u);
+                let _e5542 = r760_;
+                r762_ = (32u - _e5542);
+                let _e5546 = r756_;
+                let _e5548 = r762_;
+                r763_ = (_e5546 >> bitcast<u32>(_e5548));
+                let _e5553 = r761_;
+                let _e5556 = r763_;
+                r764_ = select(_e5556, 0u, _e5553);
+                let _e5560 = r757_;
+                let _e5562 = r760_;
+                r765_ = (_e5560 << bitcast<u32>(_e5562));
+                let _e5567 = r765_;
+                let _e5569 = r764_;
+                r766_ = (_e5567 | _e5569);
+                let _e5573 = r756_;
+                let _e5575 = r760_;
+                r767_ = (_e5573 << bitcast<u32>(_e5575));
+                let _e5580 = r759_;
+                let _e5582 = r767_;
+                r768_ = select(0u, _e5582, _e5580);
+                let _e5587 = r759_;
+                let _e5589 = r766_;
+                let _e5591 = r767_;
+                r769_ = select(_e5591, _e5589, _e5587);
+                let _e5595 = r768_;
+                let _e5597 = c_u002e_lo_14_;
+                r770_ = (_e5595 ^ _e5597);
+                let _e5601 = r770_;
+                r771_ = (_e5601 != 0u);
+                let _e5606 = r771_;
+                r772_ = u32(_e5606);
+                let _e5610 = r756_;
+                let _e5612 = r772_;
+                r773_ = (_e5610 | _e5612);
+                let _e5616 = r773_;
+                r774_ = f32(_e5616);
+                let _e5620 = r745_;
+                r775_ = (_e5620 + 127u);
+                let _e5625 = r775_;
+                r776_ = (_e5625 << bitcast<u32>(23u));
+                let _e5631 = r776_;
+                r777_ = bitcast<f32>(_e5631);
+                let _e5635 = r774_;
+                let _e5637 = r777_;
+                r778_ = (_e5635 * _e5637);
+                let _e5641 = r778_;
+                r779_ = -(_e5641);
+                let _e5646 = r779_;
+                let _e5648 = r778_;
+                r780_ = select(_e5648, _e5646, false);
+                let _e5652 = r780_;
+                r58_ = _e5652;
+                let _e5655 = r58_;
+                r781_ = trunc(_e5655);
+                let _e5659 = r781_;
+                r782_ = abs(_e5659);
+                let _e5663 = r782_;
+                r783_ = (_e5663 * 0.00000000023283064f);
+                let _e5668 = r783_;
+                r784_ = trunc(_e5668);
+                let _e5672 = r784_;
+                r785_ = (_e5672 * 4294967300f);
+                let _e5677 = r782_;
+                let _e5679 = r785_;
+                r786_ = (_e5677 - _e5679);
+                let _e5683 = r786_;
+                let _e5693 = bitcast<u32>(_e5683);
+                let _e5695 = (_e5693 & 2147483647u);
+                r787_ = select(select(select(select(u32(_e5683), 4294967295u, (_e5683 >= 4294967300f)), 0u, (_e5683 < 0f)), select(4294967295u, 0u, (_e5693 >= 2147483648u)), (_e5695 == 2139095040u)), 0u, (_e5695 > 2139095040u));
+                let _e5707 = r784_;
+                let _e5717 = bitcast<u32>(_e5707);
+                let _e5719 = (_e5717 & 2147483647u);
+                r788_ = select(select(select(select(u32(_e5707), 4294967295u, (_e5707 >= 4294967300f)), 0u, (_e5707 < 0f)), select(4294967295u, 0u, (_e5717 >= 2147483648u)), (_e5719 == 2139095040u)), 0u, (_e5719 > 2139095040u));
+                let _e5731 = r781_;
+                r789_ = (_e5731 < 0f);
+                let _e5736 = r58_;
+                let _e5738 = r58_;
+                r790_ = (_e5736 != _e5738);
+                let _e5742 = r782_;
+                r791_ = (_e5742 >= 18446744000000000000f);
+                let _e5747 = r791_;
+                let _e5750 = r787_;
+                r792_ = select(_e5750, 4294967295u, _e5747);
+                let _e5754 = r791_;
+                let _e5757 = r788_;
+                r793_ = select(_e5757, 4294967295u, _e5754);
+                let _e5761 = r789_;
+                let _e5764 = r792_;
+                r794_ = select(_e5764, 0u, _e5761);
+                let _e5768 = r789_;
+                let _e5771 = r793_;
+                r795_ = select(_e5771, 0u, _e5768);
+                let _e5775 = r790_;
+                let _e5778 = r794_;
+                r796_ = select(_e5778, 0u, _e5775);
+                let _e5782 = r790_;
+                let _e5785 = r795_;
+                r797_ = select(_e5785, 0u, _e5782);
+                let _e5789 = r796_;
+                r59_ = _e5789;
+                let _e5792 = r797_;
+                r232_ = _e5792;
+                let _e5795 = r59_;
+                r60_ = _e5795;
+                let _e5798 = r232_;
+                r233_ = _e5798;
+                let _e5801 = r57_;
+                let _e5803 = r60_;
+                r798_ = (_e5801 ^ _e5803);
+                let _e5807 = r231_;
+                let _e5809 = r233_;
+                r799_ = (_e5807 ^ _e5809);
+                let _e5813 = r798_;
+                r61_ = _e5813;
+                let _e5816 = r799_;
+                r234_ = _e5816;
+                let _e5819 = r61_;
+                let _e5826 = i_5_;
+                R[bitcast<u32>(((((_e5826 * 18i) + 7i) * 2i) + 0i))] = _e5819;
+                let _e5837 = r234_;
+                let _e5844 = i_5_;
+                R[bitcast<u32>(((((_e5844 * 18i) + 7i) * 2i) + 1i))] = _e5837;
+                let _e5855 = a_u002e_lo_9_;
+                r800_ = bitcast<i32>(_e5855);
+                let _e5859 = r800_;
+                r62_ = _e5859;
+                let _e5862 = r62_;
+                r801_ = (_e5862 >> bitcast<u32>(31i));
+                let _e5868 = r62_;
+                r802_ = bitcast<u32>(_e5868);
+                let _e5872 = r801_;
+                r803_ = bitcast<u32>(_e5872);
+                let _e5876 = r802_;
+                r63_ = _e5876;
+                let _e5879 = r803_;
+                r235_ = _e5879;
+                let _e5882 = b_u002e_lo_12_;
+                r64_ = _e5882;
+                let _e5885 = r64_;
+                r65_ = _e5885;
                 r236_ = 0u;
-            }
-            let _e8152 = active_1176_;
-            if _e8152 {
-                let _e8154 = r63_;
-                let _e8156 = r65_;
-                r804_ = (_e8154 + _e8156);
-            }
-            let _e8160 = active_1176_;
-            if _e8160 {
-                let _e8162 = r804_;
-                let _e8164 = r63_;
-                r805_ = (_e8162 < _e8164);
-            }
-            let _e8168 = active_1176_;
-            if _e8168 {
-                let _e8170 = r805_;
-                r806_ = u32(_e8170);
-            }
-            let _e8174 = active_1176_;
-            if _e8174 {
-                let _e8176 = r235_;
-                r807_ = (_e8176 + 0u);
-            }
-            let _e8181 = active_1176_;
-            if _e8181 {
-                let _e8183 = r807_;
-                let _e8185 = r806_;
-                r808_ = (_e8183 + _e8185);
-            }
-            let _e8189 = active_1176_;
-            if _e8189 {
-                let _e8191 = r804_;
-                r66_ = _e8191;
-            }
-            let _e8194 = active_1176_;
-            if _e8194 {
-                let _e8196 = r808_;
-                r237_ = _e8196;
-            }
-            let _e8199 = active_1176_;
-            if _e8199 {
-                let _e8201 = b_u002e_hi_194_;
-                r809_ = bitcast<i32>(_e8201);
-            }
-            let _e8205 = active_1176_;
-            if _e8205 {
-                let _e8207 = a_u002e_hi_191_;
-                r810_ = bitcast<i32>(_e8207);
-            }
-            let _e8211 = active_1176_;
-            if _e8211 {
-                let _e8213 = r809_;
-                let _e8215 = r810_;
-                r811_ = (_e8213 < _e8215);
-            }
-            let _e8219 = active_1176_;
-            if _e8219 {
-                let _e8221 = b_u002e_hi_194_;
-                let _e8223 = a_u002e_hi_191_;
-                r812_ = (_e8221 == _e8223);
-            }
-            let _e8227 = active_1176_;
-            if _e8227 {
-                let _e8229 = b_u002e_lo_12_;
-                let _e8231 = a_u002e_lo_9_;
-                r813_ = (_e8229 < _e8231);
-            }
-            let _e8235 = active_1176_;
-            if _e8235 {
-                let _e8237 = r812_;
-                let _e8239 = r813_;
-                let _e8241 = r811_;
-                r814_ = select(_e8241, _e8239, _e8237);
-            }
-            let _e8245 = active_1176_;
-            if _e8245 {
-                let _e8247 = r814_;
-                r67_ = _e8247;
-            }
-            let _e8250 = active_1176_;
-            if _e8250 {
-                let _e8252 = r67_;
-                r815_ = u32(_e8252);
-            }
-            let _e8256 = active_1176_;
-            if _e8256 {
-                let _e8258 = r815_;
-                r68_ = _e8258;
-            }
-            let _e8261 = active_1176_;
-            if _e8261 {
+                let _e5890 = r63_;
+                let _e5892 = r65_;
+                r804_ = (_e5890 + _e5892);
+                let _e5896 = r804_;
+                let _e5898 = r63_;
+                r805_ = (_e5896 < _e5898);
+                let _e5902 = r805_;
+                r806_ = u32(_e5902);
+                let _e5906 = r235_;
+                r807_ = (_e5906 + 0u);
+                let _e5911 = r807_;
+                let _e5913 = r806_;
+                r808_ = (_e5911 + _e5913);
+                let _e5917 = r804_;
+                r66_ = _e5917;
+                let _e5920 = r808_;
+                r237_ = _e5920;
+                let _e5923 = b_u002e_hi_194_;
+                r809_ = bitcast<i32>(_e5923);
+                let _e5927 = a_u002e_hi_191_;
+                r810_ = bitcast<i32>(_e5927);
+                let _e5931 = r809_;
+                let _e5933 = r810_;
+                r811_ = (_e5931 < _e5933);
+                let _e5937 = b_u002e_hi_194_;
+                let _e5939 = a_u002e_hi_191_;
+                r812_ = (_e5937 == _e5939);
+                let _e5943 = b_u002e_lo_12_;
+                let _e5945 = a_u002e_lo_9_;
+                r813_ = (_e5943 < _e5945);
+                let _e5949 = r812_;
+                let _e5951 = r813_;
+                let _e5953 = r811_;
+                r814_ = select(_e5953, _e5951, _e5949);
+                let _e5957 = r814_;
+                r67_ = _e5957;
+                let _e5960 = r67_;
+                r815_ = u32(_e5960);
+                let _e5964 = r815_;
+                r68_ = _e5964;
                 r238_ = 0u;
-            }
-            let _e8265 = active_1176_;
-            if _e8265 {
-                let _e8267 = r66_;
-                let _e8269 = r68_;
-                r816_ = (_e8267 + _e8269);
-            }
-            let _e8273 = active_1176_;
-            if _e8273 {
-                let _e8275 = r816_;
-                let _e8277 = r66_;
-                r817_ = (_e8275 < _e8277);
-            }
-            let _e8281 = active_1176_;
-            if _e8281 {
-                let _e8283 = r817_;
-                r818_ = u32(_e8283);
-            }
-            let _e8287 = active_1176_;
-            if _e8287 {
-                let _e8289 = r237_;
-                r819_ = (_e8289 + 0u);
-            }
-            let _e8294 = active_1176_;
-            if _e8294 {
-                let _e8296 = r819_;
-                let _e8298 = r818_;
-                r820_ = (_e8296 + _e8298);
-            }
-            let _e8302 = active_1176_;
-            if _e8302 {
-                let _e8304 = r816_;
-                r69_ = _e8304;
-            }
-            let _e8307 = active_1176_;
-            if _e8307 {
-                let _e8309 = r820_;
-                r239_ = _e8309;
-            }
-            let _e8312 = active_1176_;
-            if _e8312 {
-                let _e8314 = r69_;
-                let _e8321 = i_5_;
-                R[bitcast<u32>(((((_e8321 * 18i) + 8i) * 2i) + 0i))] = _e8314;
-            }
-            let _e8332 = active_1176_;
-            if _e8332 {
-                let _e8334 = r239_;
-                let _e8341 = i_5_;
-                R[bitcast<u32>(((((_e8341 * 18i) + 8i) * 2i) + 1i))] = _e8334;
-            }
-            let _e8352 = active_1176_;
-            if _e8352 {
-                let _e8354 = a_u002e_hi_191_;
-                r821_ = bitcast<i32>(_e8354);
-            }
-            let _e8358 = active_1176_;
-            if _e8358 {
+                let _e5969 = r66_;
+                let _e5971 = r68_;
+                r816_ = (_e5969 + _e5971);
+                let _e5975 = r816_;
+                let _e5977 = r66_;
+                r817_ = (_e5975 < _e5977);
+                let _e5981 = r817_;
+                r818_ = u32(_e5981);
+                let _e5985 = r237_;
+                r819_ = (_e5985 + 0u);
+                let _e5990 = r819_;
+                let _e5992 = r818_;
+                r820_ = (_e5990 + _e5992);
+                let _e5996 = r816_;
+                r69_ = _e5996;
+                let _e5999 = r820_;
+                r239_ = _e5999;
+                let _e6002 = r69_;
+                let _e6009 = i_5_;
+                R[bitcast<u32>(((((_e6009 * 18i) + 8i) * 2i) + 0i))] = _e6002;
+                let _e6020 = r239_;
+                let _e6027 = i_5_;
+                R[bitcast<u32>(((((_e6027 * 18i) + 8i) * 2i) + 1i))] = _e6020;
+                let _e6038 = a_u002e_hi_191_;
+                r821_ = bitcast<i32>(_e6038);
                 r822_ = 0i;
-            }
-            let _e8362 = active_1176_;
-            if _e8362 {
-                let _e8364 = r821_;
-                r823_ = (_e8364 < 0i);
-            }
-            let _e8369 = active_1176_;
-            if _e8369 {
-                let _e8371 = a_u002e_hi_191_;
-                r824_ = (_e8371 == 0u);
-            }
-            let _e8376 = active_1176_;
-            if _e8376 {
-                let _e8378 = a_u002e_lo_9_;
-                r825_ = (_e8378 < 0u);
-            }
-            let _e8383 = active_1176_;
-            if _e8383 {
-                let _e8385 = r824_;
-                let _e8387 = r825_;
-                let _e8389 = r823_;
-                r826_ = select(_e8389, _e8387, _e8385);
-            }
-            let _e8393 = active_1176_;
-            if _e8393 {
-                let _e8395 = r826_;
-                r71_ = _e8395;
-            }
-            let _e8398 = active_1176_;
-            saved_1195_ = _e8398;
-            let _e8401 = r71_;
-            let _e8403 = saved_1195_;
-            let _e8404 = (_e8403 && _e8401);
-            taken_1196_ = _e8404;
-            active_1176_ = _e8404;
-            {
-                let _e8408 = active_1176_;
-                if _e8408 {
-                    let _e8411 = a_u002e_lo_9_;
-                    r827_ = (0u - _e8411);
-                }
-                let _e8415 = active_1176_;
-                if _e8415 {
-                    let _e8418 = a_u002e_lo_9_;
-                    r828_ = (0u < _e8418);
-                }
-                let _e8422 = active_1176_;
-                if _e8422 {
-                    let _e8424 = r828_;
-                    r829_ = u32(_e8424);
-                }
-                let _e8428 = active_1176_;
-                if _e8428 {
-                    let _e8431 = a_u002e_hi_191_;
-                    r830_ = (0u - _e8431);
-                }
-                let _e8435 = active_1176_;
-                if _e8435 {
-                    let _e8437 = r830_;
-                    let _e8439 = r829_;
-                    r831_ = (_e8437 - _e8439);
-                }
-                let _e8443 = active_1176_;
-                if _e8443 {
-                    let _e8445 = r827_;
-                    r72_ = _e8445;
-                }
-                let _e8448 = active_1176_;
-                if _e8448 {
-                    let _e8450 = r831_;
-                    r241_ = _e8450;
-                }
-                let _e8453 = active_1176_;
-                if _e8453 {
+                let _e6044 = r821_;
+                r823_ = (_e6044 < 0i);
+                let _e6049 = a_u002e_hi_191_;
+                r824_ = (_e6049 == 0u);
+                let _e6054 = a_u002e_lo_9_;
+                r825_ = (_e6054 < 0u);
+                let _e6059 = r824_;
+                let _e6061 = r825_;
+                let _e6063 = r823_;
+                r826_ = select(_e6063, _e6061, _e6059);
+                let _e6067 = r826_;
+                r71_ = _e6067;
+                let _e6070 = r71_;
+                if _e6070 {
+                    let _e6073 = a_u002e_lo_9_;
+                    r827_ = (0u - _e6073);
+                    let _e6078 = a_u002e_lo_9_;
+                    r828_ = (0u < _e6078);
+                    let _e6082 = r828_;
+                    r829_ = u32(_e6082);
+                    let _e6087 = a_u002e_hi_191_;
+                    r830_ = (0u - _e6087);
+                    let _e6091 = r830_;
+                    let _e6093 = r829_;
+                    r831_ = (_e6091 - _e6093);
+                    let _e6097 = r827_;
+                    r72_ = _e6097;
+                    let _e6100 = r831_;
+                    r241_ = _e6100;
                     r832_ = 3u;
-                }
-                let _e8457 = active_1176_;
-                if _e8457 {
                     r833_ = true;
-                }
-                let _e8461 = active_1176_;
-                if _e8461 {
                     r834_ = 3u;
-                }
-                let _e8465 = active_1176_;
-                if _e8465 {
                     r835_ = false;
-                }
-                let _e8469 = active_1176_;
-                if _e8469 {
                     r836_ = 29u;
-                }
-                let _e8473 = active_1176_;
-                if _e8473 {
-                    let _e8475 = r241_;
-                    r837_ = (_e8475 << bitcast<u32>(29u));
-                }
-                let _e8481 = active_1176_;
-                if _e8481 {
-                    let _e8485 = r837_;
-                    r838_ = select(_e8485, 0u, false);
-                }
-                let _e8489 = active_1176_;
-                if _e8489 {
-                    let _e8491 = r72_;
-                    r839_ = (_e8491 >> bitcast<u32>(3u));
-                }
-                let _e8497 = active_1176_;
-                if _e8497 {
-                    let _e8499 = r839_;
-                    let _e8501 = r838_;
-                    r840_ = (_e8499 | _e8501);
-                }
-                let _e8505 = active_1176_;
-                if _e8505 {
-                    let _e8507 = r241_;
-                    r841_ = bitcast<i32>(_e8507);
-                }
-                let _e8511 = active_1176_;
-                if _e8511 {
-                    let _e8513 = r841_;
-                    r842_ = (_e8513 >> bitcast<u32>(3i));
-                }
-                let _e8519 = active_1176_;
-                if _e8519 {
-                    let _e8521 = r841_;
-                    r843_ = (_e8521 >> bitcast<u32>(31i));
-                }
-                let _e8527 = active_1176_;
-                if _e8527 {
-                    let _e8529 = r842_;
-                    r844_ = bitcast<u32>(_e8529);
-                }
-                let _e8533 = active_1176_;
-                if _e8533 {
-                    let _e8535 = r843_;
-                    r845_ = bitcast<u32>(_e8535);
-                }
-                let _e8539 = active_1176_;
-                if _e8539 {
-                    let _e8542 = r840_;
-                    let _e8544 = r844_;
-                    r846_ = select(_e8544, _e8542, true);
-                }
-                let _e8548 = active_1176_;
-                if _e8548 {
-                    let _e8551 = r844_;
-                    let _e8553 = r845_;
-                    r847_ = select(_e8553, _e8551, true);
-                }
-                let _e8557 = active_1176_;
-                if _e8557 {
-                    let _e8559 = r846_;
-                    r73_ = _e8559;
-                }
-                let _e8562 = active_1176_;
-                if _e8562 {
-                    let _e8564 = r847_;
-                    r242_ = _e8564;
-                }
-                let _e8567 = active_1176_;
-                if _e8567 {
-                    let _e8569 = r73_;
-                    mix_u002e_lo_70_ = _e8569;
-                }
-                let _e8572 = active_1176_;
-                if _e8572 {
-                    let _e8574 = r242_;
-                    mix_u002e_hi_240_ = _e8574;
-                }
-            }
-            let _e8577 = saved_1195_;
-            let _e8579 = taken_1196_;
-            let _e8583 = exited_1177_;
-            active_1176_ = ((_e8577 && !(_e8579)) && !(_e8583));
-            {
-                let _e8588 = active_1176_;
-                if _e8588 {
+                    let _e6113 = r241_;
+                    r837_ = (_e6113 << bitcast<u32>(29u));
+                    let _e6121 = r837_;
+                    r838_ = select(_e6121, 0u, false);
+                    let _e6125 = r72_;
+                    r839_ = (_e6125 >> bitcast<u32>(3u));
+                    let _e6131 = r839_;
+                    let _e6133 = r838_;
+                    r840_ = (_e6131 | _e6133);
+                    let _e6137 = r241_;
+                    r841_ = bitcast<i32>(_e6137);
+                    let _e6141 = r841_;
+                    r842_ = (_e6141 >> bitcast<u32>(3i));
+                    let _e6147 = r841_;
+                    r843_ = (_e6147 >> bitcast<u32>(31i));
+                    let _e6153 = r842_;
+                    r844_ = bitcast<u32>(_e6153);
+                    let _e6157 = r843_;
+                    r845_ = bitcast<u32>(_e6157);
+                    let _e6162 = r840_;
+                    let _e6164 = r844_;
+                    r846_ = select(_e6164, _e6162, true);
+                    let _e6169 = r844_;
+                    let _e6171 = r845_;
+                    r847_ = select(_e6171, _e6169, true);
+                    let _e6175 = r846_;
+                    r73_ = _e6175;
+                    let _e6178 = r847_;
+                    r242_ = _e6178;
+                    let _e6181 = r73_;
+                    mix_u002e_lo_70_ = _e6181;
+                    let _e6184 = r242_;
+                    mix_u002e_hi_240_ = _e6184;
+                } else {
                     r74_ = 1284865837u;
-                }
-                let _e8592 = active_1176_;
-                if _e8592 {
                     r243_ = 1481765933u;
-                }
-                let _e8596 = active_1176_;
-                if _e8596 {
-                    let _e8598 = a_u002e_lo_9_;
-                    r848_ = (_e8598 & 65535u);
-                }
-                let _e8603 = active_1176_;
-                if _e8603 {
-                    let _e8605 = a_u002e_lo_9_;
-                    r849_ = (_e8605 >> bitcast<u32>(16u));
-                }
-                let _e8611 = active_1176_;
-                if _e8611 {
+                    let _e6191 = a_u002e_lo_9_;
+                    r848_ = (_e6191 & 65535u);
+                    let _e6196 = a_u002e_lo_9_;
+                    r849_ = (_e6196 >> bitcast<u32>(16u));
                     r850_ = 32557u;
-                }
-                let _e8615 = active_1176_;
-                if _e8615 {
                     r851_ = 19605u;
+                    let _e6206 = r848_;
+                    r852_ = (_e6206 * 32557u);
+                    let _e6211 = r848_;
+                    r853_ = (_e6211 * 19605u);
+                    let _e6216 = r849_;
+                    r854_ = (_e6216 * 32557u);
+                    let _e6221 = r849_;
+                    r855_ = (_e6221 * 19605u);
+                    let _e6226 = r853_;
+                    r856_ = (_e6226 & 65535u);
+                    let _e6231 = r853_;
+                    r857_ = (_e6231 >> bitcast<u32>(16u));
+                    let _e6237 = r854_;
+                    r858_ = (_e6237 & 65535u);
+                    let _e6242 = r854_;
+                    r859_ = (_e6242 >> bitcast<u32>(16u));
+                    let _e6248 = r852_;
+                    r860_ = (_e6248 >> bitcast<u32>(16u));
+                    let _e6254 = r860_;
+                    let _e6256 = r856_;
+                    r861_ = (_e6254 + _e6256);
+                    let _e6260 = r861_;
+                    let _e6262 = r858_;
+                    r862_ = (_e6260 + _e6262);
+                    let _e6266 = a_u002e_lo_9_;
+                    r863_ = (_e6266 * 1284865837u);
+                    let _e6271 = r855_;
+                    let _e6273 = r857_;
+                    r864_ = (_e6271 + _e6273);
+                    let _e6277 = r864_;
+                    let _e6279 = r859_;
+                    r865_ = (_e6277 + _e6279);
+                    let _e6283 = r862_;
+                    r866_ = (_e6283 >> bitcast<u32>(16u));
+                    let _e6289 = r865_;
+                    let _e6291 = r866_;
+                    r867_ = (_e6289 + _e6291);
+                    let _e6295 = a_u002e_lo_9_;
+                    r868_ = (_e6295 * 1481765933u);
+                    let _e6300 = a_u002e_hi_191_;
+                    r869_ = (_e6300 * 1284865837u);
+                    let _e6305 = r867_;
+                    let _e6307 = r868_;
+                    r870_ = (_e6305 + _e6307);
+                    let _e6311 = r870_;
+                    let _e6313 = r869_;
+                    r871_ = (_e6311 + _e6313);
+                    let _e6317 = r863_;
+                    r75_ = _e6317;
+                    let _e6320 = r871_;
+                    r244_ = _e6320;
+                    let _e6323 = r75_;
+                    let _e6325 = b_u002e_lo_12_;
+                    r872_ = (_e6323 + _e6325);
+                    let _e6329 = r872_;
+                    let _e6331 = r75_;
+                    r873_ = (_e6329 < _e6331);
+                    let _e6335 = r873_;
+                    r874_ = u32(_e6335);
+                    let _e6339 = r244_;
+                    let _e6341 = b_u002e_hi_194_;
+                    r875_ = (_e6339 + _e6341);
+                    let _e6345 = r875_;
+                    let _e6347 = r874_;
+                    r876_ = (_e6345 + _e6347);
+                    let _e6351 = r872_;
+                    r76_ = _e6351;
+                    let _e6354 = r876_;
+                    r245_ = _e6354;
+                    let _e6357 = r76_;
+                    mix_u002e_lo_70_ = _e6357;
+                    let _e6360 = r245_;
+                    mix_u002e_hi_240_ = _e6360;
                 }
-                let _e8619 = active_1176_;
-                if _e8619 {
-                    let _e8621 = r848_;
-                    r852_ = (_e8621 * 32557u);
-                }
-                let _e8626 = active_1176_;
-                if _e8626 {
-                    let _e8628 = r848_;
-                    r853_ = (_e8628 * 19605u);
-                }
-                let _e8633 = active_1176_;
-                if _e8633 {
-                    let _e8635 = r849_;
-                    r854_ = (_e8635 * 32557u);
-                }
-                let _e8640 = active_1176_;
-                if _e8640 {
-                    let _e8642 = r849_;
-                    r855_ = (_e8642 * 19605u);
-                }
-                let _e8647 = active_1176_;
-                if _e8647 {
-                    let _e8649 = r853_;
-                    r856_ = (_e8649 & 65535u);
-                }
-                let _e8654 = active_1176_;
-                if _e8654 {
-                    let _e8656 = r853_;
-                    r857_ = (_e8656 >> bitcast<u32>(16u));
-                }
-                let _e8662 = active_1176_;
-                if _e8662 {
-                    let _e8664 = r854_;
-                    r858_ = (_e8664 & 65535u);
-                }
-                let _e8669 = active_1176_;
-                if _e8669 {
-                    let _e8671 = r854_;
-                    r859_ = (_e8671 >> bitcast<u32>(16u));
-                }
-                let _e8677 = active_1176_;
-                if _e8677 {
-                    let _e8679 = r852_;
-                    r860_ = (_e8679 >> bitcast<u32>(16u));
-                }
-                let _e8685 = active_1176_;
-                if _e8685 {
-                    let _e8687 = r860_;
-                    let _e8689 = r856_;
-                    r861_ = (_e8687 + _e8689);
-                }
-                let _e8693 = active_1176_;
-                if _e8693 {
-                    let _e8695 = r861_;
-                    let _e8697 = r858_;
-                    r862_ = (_e8695 + _e8697);
-                }
-                let _e8701 = active_1176_;
-                if _e8701 {
-                    let _e8703 = a_u002e_lo_9_;
-                    r863_ = (_e8703 * 1284865837u);
-                }
-                let _e8708 = active_1176_;
-                if _e8708 {
-                    let _e8710 = r855_;
-                    let _e8712 = r857_;
-                    r864_ = (_e8710 + _e8712);
-                }
-                let _e8716 = active_1176_;
-                if _e8716 {
-                    let _e8718 = r864_;
-                    let _e8720 = r859_;
-                    r865_ = (_e8718 + _e8720);
-                }
-                let _e8724 = active_1176_;
-                if _e8724 {
-                    let _e8726 = r862_;
-                    r866_ = (_e8726 >> bitcast<u32>(16u));
-                }
-                let _e8732 = active_1176_;
-                if _e8732 {
-                    let _e8734 = r865_;
-                    let _e8736 = r866_;
-                    r867_ = (_e8734 + _e8736);
-                }
-                let _e8740 = active_1176_;
-                if _e8740 {
-                    let _e8742 = a_u002e_lo_9_;
-                    r868_ = (_e8742 * 1481765933u);
-                }
-                let _e8747 = active_1176_;
-                if _e8747 {
-                    let _e8749 = a_u002e_hi_191_;
-                    r869_ = (_e8749 * 1284865837u);
-                }
-                let _e8754 = active_1176_;
-                if _e8754 {
-                    let _e8756 = r867_;
-                    let _e8758 = r868_;
-                    r870_ = (_e8756 + _e8758);
-                }
-                let _e8762 = active_1176_;
-                if _e8762 {
-                    let _e8764 = r870_;
-                    let _e8766 = r869_;
-                    r871_ = (_e8764 + _e8766);
-                }
-                let _e8770 = active_1176_;
-                if _e8770 {
-                    let _e8772 = r863_;
-                    r75_ = _e8772;
-                }
-                let _e8775 = active_1176_;
-                if _e8775 {
-                    let _e8777 = r871_;
-                    r244_ = _e8777;
-                }
-                let _e8780 = active_1176_;
-                if _e8780 {
-                    let _e8782 = r75_;
-                    let _e8784 = b_u002e_lo_12_;
-                    r872_ = (_e8782 + _e8784);
-                }
-                let _e8788 = active_1176_;
-                if _e8788 {
-                    let _e8790 = r872_;
-                    let _e8792 = r75_;
-                    r873_ = (_e8790 < _e8792);
-                }
-                let _e8796 = active_1176_;
-                if _e8796 {
-                    let _e8798 = r873_;
-                    r874_ = u32(_e8798);
-                }
-                let _e8802 = active_1176_;
-                if _e8802 {
-                    let _e8804 = r244_;
-                    let _e8806 = b_u002e_hi_194_;
-                    r875_ = (_e8804 + _e8806);
-                }
-                let _e8810 = active_1176_;
-                if _e8810 {
-                    let _e8812 = r875_;
-                    let _e8814 = r874_;
-                    r876_ = (_e8812 + _e8814);
-                }
-                let _e8818 = active_1176_;
-                if _e8818 {
-                    let _e8820 = r872_;
-                    r76_ = _e8820;
-                }
-                let _e8823 = active_1176_;
-                if _e8823 {
-                    let _e8825 = r876_;
-                    r245_ = _e8825;
-                }
-                let _e8828 = active_1176_;
-                if _e8828 {
-                    let _e8830 = r76_;
-                    mix_u002e_lo_70_ = _e8830;
-                }
-                let _e8833 = active_1176_;
-                if _e8833 {
-                    let _e8835 = r245_;
-                    mix_u002e_hi_240_ = _e8835;
-                }
-            }
-            let _e8838 = saved_1195_;
-            let _e8840 = exited_1177_;
-            active_1176_ = (_e8838 && !(_e8840));
-            let _e8845 = active_1176_;
-            if _e8845 {
-                let _e8847 = mix_u002e_lo_70_;
-                let _e8854 = i_5_;
-                R[bitcast<u32>(((((_e8854 * 18i) + 9i) * 2i) + 0i))] = _e8847;
-            }
-            let _e8865 = active_1176_;
-            if _e8865 {
-                let _e8867 = mix_u002e_hi_240_;
-                let _e8874 = i_5_;
-                R[bitcast<u32>(((((_e8874 * 18i) + 9i) * 2i) + 1i))] = _e8867;
-            }
-            let _e8885 = active_1176_;
-            if _e8885 {
+                let _e6363 = mix_u002e_lo_70_;
+                let _e6370 = i_5_;
+                R[bitcast<u32>(((((_e6370 * 18i) + 9i) * 2i) + 0i))] = _e6363;
+                let _e6381 = mix_u002e_hi_240_;
+                let _e6388 = i_5_;
+                R[bitcast<u32>(((((_e6388 * 18i) + 9i) * 2i) + 1i))] = _e6381;
                 keep_local0_[0i] = 0u;
-            }
-            let _e8891 = active_1176_;
-            if _e8891 {
                 keep_local0_[1i] = 0u;
-            }
-            let _e8897 = active_1176_;
-            if _e8897 {
                 keep_local0_[2i] = 0u;
-            }
-            let _e8903 = active_1176_;
-            if _e8903 {
                 keep_local0_[3i] = 0u;
-            }
-            let _e8909 = active_1176_;
-            if _e8909 {
                 keep_local0_[4i] = 0u;
-            }
-            let _e8915 = active_1176_;
-            if _e8915 {
                 keep_local0_[5i] = 0u;
-            }
-            let _e8921 = active_1176_;
-            if _e8921 {
                 keep_local0_[6i] = 0u;
-            }
-            let _e8927 = active_1176_;
-            if _e8927 {
                 keep_local0_[7i] = 0u;
-            }
-            let _e8933 = active_1176_;
-            if _e8933 {
-                let _e8935 = i_5_;
-                r77_ = (_e8935 + 0i);
-            }
-            let _e8940 = active_1176_;
-            if _e8940 {
-                let _e8942 = r77_;
-                r78_ = (_e8942 & 3i);
-            }
-            let _e8947 = active_1176_;
-            if _e8947 {
+                let _e6431 = i_5_;
+                r77_ = (_e6431 + 0i);
+                let _e6436 = r77_;
+                r78_ = (_e6436 & 3i);
                 r79_ = 1i;
-            }
-            let _e8951 = active_1176_;
-            if _e8951 {
                 r877_ = 0i;
-            }
-            let _e8955 = active_1176_;
-            if _e8955 {
                 r878_ = 1u;
-            }
-            let _e8959 = active_1176_;
-            if _e8959 {
                 r879_ = 0u;
-            }
-            let _e8963 = active_1176_;
-            if _e8963 {
                 r80_ = 1u;
-            }
-            let _e8967 = active_1176_;
-            if _e8967 {
                 r246_ = 0u;
-            }
-            let _e8971 = active_1176_;
-            if _e8971 {
-                let _e8973 = a_u002e_lo_9_;
-                r880_ = (_e8973 & 65535u);
-            }
-            let _e8978 = active_1176_;
-            if _e8978 {
-                let _e8980 = a_u002e_lo_9_;
-                r881_ = (_e8980 >> bitcast<u32>(16u));
-            }
-            let _e8986 = active_1176_;
-            if _e8986 {
+                let _e6453 = a_u002e_lo_9_;
+                r880_ = (_e6453 & 65535u);
+                let _e6458 = a_u002e_lo_9_;
+                r881_ = (_e6458 >> bitcast<u32>(16u));
                 r882_ = 1u;
-            }
-            let _e8990 = active_1176_;
-            if _e8990 {
                 r883_ = 0u;
-            }
-            let _e8994 = active_1176_;
-            if _e8994 {
-                let _e8996 = r880_;
-                r884_ = (_e8996 * 1u);
-            }
-            let _e9001 = active_1176_;
-            if _e9001 {
-                let _e9003 = r880_;
-                r885_ = (_e9003 * 0u);
-            }
-            let _e9008 = active_1176_;
-            if _e9008 {
-                let _e9010 = r881_;
-                r886_ = (_e9010 * 1u);
-            }
-            let _e9015 = active_1176_;
-            if _e9015 {
-                let _e9017 = r881_;
-                r887_ = (_e9017 * 0u);
-            }
-            let _e9022 = active_1176_;
-            if _e9022 {
-                let _e9024 = r885_;
-                r888_ = (_e9024 & 65535u);
-            }
-            let _e9029 = active_1176_;
-            if _e9029 {
-                let _e9031 = r885_;
-                r889_ = (_e9031 >> bitcast<u32>(16u));
-            }
-            let _e9037 = active_1176_;
-            if _e9037 {
-                let _e9039 = r886_;
-                r890_ = (_e9039 & 65535u);
-            }
-            let _e9044 = active_1176_;
-            if _e9044 {
-                let _e9046 = r886_;
-                r891_ = (_e9046 >> bitcast<u32>(16u));
-            }
-            let _e9052 = active_1176_;
-            if _e9052 {
-                let _e9054 = r884_;
-                r892_ = (_e9054 >> bitcast<u32>(16u));
-            }
-            let _e9060 = active_1176_;
-            if _e9060 {
-                let _e9062 = r892_;
-                let _e9064 = r888_;
-                r893_ = (_e9062 + _e9064);
-            }
-            let _e9068 = active_1176_;
-            if _e9068 {
-                let _e9070 = r893_;
-                let _e9072 = r890_;
-                r894_ = (_e9070 + _e9072);
-            }
-            let _e9076 = active_1176_;
-            if _e9076 {
-                let _e9078 = a_u002e_lo_9_;
-                r895_ = (_e9078 * 1u);
-            }
-            let _e9083 = active_1176_;
-            if _e9083 {
-                let _e9085 = r887_;
-                let _e9087 = r889_;
-                r896_ = (_e9085 + _e9087);
-            }
-            let _e9091 = active_1176_;
-            if _e9091 {
-                let _e9093 = r896_;
-                let _e9095 = r891_;
-                r897_ = (_e9093 + _e9095);
-            }
-            let _e9099 = active_1176_;
-            if _e9099 {
-                let _e9101 = r894_;
-                r898_ = (_e9101 >> bitcast<u32>(16u));
-            }
-            let _e9107 = active_1176_;
-            if _e9107 {
-                let _e9109 = r897_;
-                let _e9111 = r898_;
-                r899_ = (_e9109 + _e9111);
-            }
-            let _e9115 = active_1176_;
-            if _e9115 {
-                let _e9117 = a_u002e_lo_9_;
-                r900_ = (_e9117 * 0u);
-            }
-            let _e9122 = active_1176_;
-            if _e9122 {
-                let _e9124 = a_u002e_hi_191_;
-                r901_ = (_e9124 * 1u);
-            }
-            let _e9129 = active_1176_;
-            if _e9129 {
-                let _e9131 = r899_;
-                let _e9133 = r900_;
-                r902_ = (_e9131 + _e9133);
-            }
-            let _e9137 = active_1176_;
-            if _e9137 {
-                let _e9139 = r902_;
-                let _e9141 = r901_;
-                r903_ = (_e9139 + _e9141);
-            }
-            let _e9145 = active_1176_;
-            if _e9145 {
-                let _e9147 = r895_;
-                r81_ = _e9147;
-            }
-            let _e9150 = active_1176_;
-            if _e9150 {
-                let _e9152 = r903_;
-                r247_ = _e9152;
-            }
-            let _e9155 = active_1176_;
-            if _e9155 {
-                let _e9157 = r78_;
-                r904_ = (_e9157 * 2i);
-            }
-            let _e9162 = active_1176_;
-            if _e9162 {
-                let _e9164 = r904_;
-                r905_ = (_e9164 + 0i);
-            }
-            let _e9169 = active_1176_;
-            if _e9169 {
-                let _e9171 = r81_;
-                let _e9173 = r905_;
-                keep_local0_[_e9173] = _e9171;
-            }
-            let _e9177 = active_1176_;
-            if _e9177 {
-                let _e9179 = r78_;
-                r906_ = (_e9179 * 2i);
-            }
-            let _e9184 = active_1176_;
-            if _e9184 {
-                let _e9186 = r906_;
-                r907_ = (_e9186 + 1i);
-            }
-            let _e9191 = active_1176_;
-            if _e9191 {
-                let _e9193 = r247_;
-                let _e9195 = r907_;
-                keep_local0_[_e9195] = _e9193;
-            }
-            let _e9199 = active_1176_;
-            if _e9199 {
-                let _e9201 = i_5_;
-                r82_ = (_e9201 + 1i);
-            }
-            let _e9206 = active_1176_;
-            if _e9206 {
-                let _e9208 = r82_;
-                r83_ = (_e9208 & 3i);
-            }
-            let _e9213 = active_1176_;
-            if _e9213 {
+                let _e6468 = r880_;
+                r884_ = (_e6468 * 1u);
+                let _e6473 = r880_;
+                r885_ = (_e6473 * 0u);
+                let _e6478 = r881_;
+                r886_ = (_e6478 * 1u);
+                let _e6483 = r881_;
+                r887_ = (_e6483 * 0u);
+                let _e6488 = r885_;
+                r888_ = (_e6488 & 65535u);
+                let _e6493 = r885_;
+                r889_ = (_e6493 >> bitcast<u32>(16u));
+                let _e6499 = r886_;
+                r890_ = (_e6499 & 65535u);
+                let _e6504 = r886_;
+                r891_ = (_e6504 >> bitcast<u32>(16u));
+                let _e6510 = r884_;
+                r892_ = (_e6510 >> bitcast<u32>(16u));
+                let _e6516 = r892_;
+                let _e6518 = r888_;
+                r893_ = (_e6516 + _e6518);
+                let _e6522 = r893_;
+                let _e6524 = r890_;
+                r894_ = (_e6522 + _e6524);
+                let _e6528 = a_u002e_lo_9_;
+                r895_ = (_e6528 * 1u);
+                let _e6533 = r887_;
+                let _e6535 = r889_;
+                r896_ = (_e6533 + _e6535);
+                let _e6539 = r896_;
+                let _e6541 = r891_;
+                r897_ = (_e6539 + _e6541);
+                let _e6545 = r894_;
+                r898_ = (_e6545 >> bitcast<u32>(16u));
+                let _e6551 = r897_;
+                let _e6553 = r898_;
+                r899_ = (_e6551 + _e6553);
+                let _e6557 = a_u002e_lo_9_;
+                r900_ = (_e6557 * 0u);
+                let _e6562 = a_u002e_hi_191_;
+                r901_ = (_e6562 * 1u);
+                let _e6567 = r899_;
+                let _e6569 = r900_;
+                r902_ = (_e6567 + _e6569);
+                let _e6573 = r902_;
+                let _e6575 = r901_;
+                r903_ = (_e6573 + _e6575);
+                let _e6579 = r895_;
+                r81_ = _e6579;
+                let _e6582 = r903_;
+                r247_ = _e6582;
+                let _e6585 = r78_;
+                r904_ = (_e6585 * 2i);
+                let _e6590 = r904_;
+                r905_ = (_e6590 + 0i);
+                let _e6595 = r81_;
+                let _e6597 = r905_;
+                keep_local0_[_e6597] = _e6595;
+                let _e6601 = r78_;
+                r906_ = (_e6601 * 2i);
+                let _e6606 = r906_;
+                r907_ = (_e6606 + 1i);
+                let _e6611 = r247_;
+                let _e6613 = r907_;
+                keep_local0_[_e6613] = _e6611;
+                let _e6617 = i_5_;
+                r82_ = (_e6617 + 1i);
+                let _e6622 = r82_;
+                r83_ = (_e6622 & 3i);
                 r84_ = 2i;
-            }
-            let _e9217 = active_1176_;
-            if _e9217 {
                 r908_ = 0i;
-            }
-            let _e9221 = active_1176_;
-            if _e9221 {
                 r909_ = 2u;
-            }
-            let _e9225 = active_1176_;
-            if _e9225 {
                 r910_ = 0u;
-            }
-            let _e9229 = active_1176_;
-            if _e9229 {
                 r85_ = 2u;
-            }
-            let _e9233 = active_1176_;
-            if _e9233 {
                 r248_ = 0u;
-            }
-            let _e9237 = active_1176_;
-            if _e9237 {
-                let _e9239 = a_u002e_lo_9_;
-                r911_ = (_e9239 & 65535u);
-            }
-            let _e9244 = active_1176_;
-            if _e9244 {
-                let _e9246 = a_u002e_lo_9_;
-                r912_ = (_e9246 >> bitcast<u32>(16u));
-            }
-            let _e9252 = active_1176_;
-            if _e9252 {
+                let _e6639 = a_u002e_lo_9_;
+                r911_ = (_e6639 & 65535u);
+                let _e6644 = a_u002e_lo_9_;
+                r912_ = (_e6644 >> bitcast<u32>(16u));
                 r913_ = 2u;
-            }
-            let _e9256 = active_1176_;
-            if _e9256 {
                 r914_ = 0u;
-            }
-            let _e9260 = active_1176_;
-            if _e9260 {
-                let _e9262 = r911_;
-                r915_ = (_e9262 * 2u);
-            }
-            let _e9267 = active_1176_;
-            if _e9267 {
-                let _e9269 = r911_;
-                r916_ = (_e9269 * 0u);
-            }
-            let _e9274 = active_1176_;
-            if _e9274 {
-                let _e9276 = r912_;
-                r917_ = (_e9276 * 2u);
-            }
-            let _e9281 = active_1176_;
-            if _e9281 {
-                let _e9283 = r912_;
-                r918_ = (_e9283 * 0u);
-            }
-            let _e9288 = active_1176_;
-            if _e9288 {
-                let _e9290 = r916_;
-                r919_ = (_e9290 & 65535u);
-            }
-            let _e9295 = active_1176_;
-            if _e9295 {
-                let _e9297 = r916_;
-                r920_ = (_e9297 >> bitcast<u32>(16u));
-            }
-            let _e9303 = active_1176_;
-            if _e9303 {
-                let _e9305 = r917_;
-                r921_ = (_e9305 & 65535u);
-            }
-            let _e9310 = active_1176_;
-            if _e9310 {
-                let _e9312 = r917_;
-                r922_ = (_e9312 >> bitcast<u32>(16u));
-            }
-            let _e9318 = active_1176_;
-            if _e9318 {
-                let _e9320 = r915_;
-                r923_ = (_e9320 >> bitcast<u32>(16u));
-            }
-            let _e9326 = active_1176_;
-            if _e9326 {
-                let _e9328 = r923_;
-                let _e9330 = r919_;
-                r924_ = (_e9328 + _e9330);
-            }
-            let _e9334 = active_1176_;
-            if _e9334 {
-                let _e9336 = r924_;
-                let _e9338 = r921_;
-                r925_ = (_e9336 + _e9338);
-            }
-            let _e9342 = active_1176_;
-            if _e9342 {
-                let _e9344 = a_u002e_lo_9_;
-                r926_ = (_e9344 * 2u);
-            }
-            let _e9349 = active_1176_;
-            if _e9349 {
-                let _e9351 = r918_;
-                let _e9353 = r920_;
-                r927_ = (_e9351 + _e9353);
-            }
-            let _e9357 = active_1176_;
-            if _e9357 {
-                let _e9359 = r927_;
-                let _e9361 = r922_;
-                r928_ = (_e9359 + _e9361);
-            }
-            let _e9365 = active_1176_;
-            if _e9365 {
-                let _e9367 = r925_;
-                r929_ = (_e9367 >> bitcast<u32>(16u));
-            }
-            let _e9373 = active_1176_;
-            if _e9373 {
-                let _e9375 = r928_;
-                let _e9377 = r929_;
-                r930_ = (_e9375 + _e9377);
-            }
-            let _e9381 = active_1176_;
-            if _e9381 {
-                let _e9383 = a_u002e_lo_9_;
-                r931_ = (_e9383 * 0u);
-            }
-            let _e9388 = active_1176_;
-            if _e9388 {
-                let _e9390 = a_u002e_hi_191_;
-                r932_ = (_e9390 * 2u);
-            }
-            let _e9395 = active_1176_;
-            if _e9395 {
-                let _e9397 = r930_;
-                let _e9399 = r931_;
-                r933_ = (_e9397 + _e9399);
-            }
-            let _e9403 = active_1176_;
-            if _e9403 {
-                let _e9405 = r933_;
-                let _e9407 = r932_;
-                r934_ = (_e9405 + _e9407);
-            }
-            let _e9411 = active_1176_;
-            if _e9411 {
-                let _e9413 = r926_;
-                r86_ = _e9413;
-            }
-            let _e9416 = active_1176_;
-            if _e9416 {
-                let _e9418 = r934_;
-                r249_ = _e9418;
-            }
-            let _e9421 = active_1176_;
-            if _e9421 {
-                let _e9423 = r83_;
-                r935_ = (_e9423 * 2i);
-            }
-            let _e9428 = active_1176_;
-            if _e9428 {
-                let _e9430 = r935_;
-                r936_ = (_e9430 + 0i);
-            }
-            let _e9435 = active_1176_;
-            if _e9435 {
-                let _e9437 = r86_;
-                let _e9439 = r936_;
-                keep_local0_[_e9439] = _e9437;
-            }
-            let _e9443 = active_1176_;
-            if _e9443 {
-                let _e9445 = r83_;
-                r937_ = (_e9445 * 2i);
-            }
-            let _e9450 = active_1176_;
-            if _e9450 {
-                let _e9452 = r937_;
-                r938_ = (_e9452 + 1i);
-            }
-            let _e9457 = active_1176_;
-            if _e9457 {
-                let _e9459 = r249_;
-                let _e9461 = r938_;
-                keep_local0_[_e9461] = _e9459;
-            }
-            let _e9465 = active_1176_;
-            if _e9465 {
-                let _e9467 = i_5_;
-                r87_ = (_e9467 + 2i);
-            }
-            let _e9472 = active_1176_;
-            if _e9472 {
-                let _e9474 = r87_;
-                r88_ = (_e9474 & 3i);
-            }
-            let _e9479 = active_1176_;
-            if _e9479 {
+                let _e6654 = r911_;
+                r915_ = (_e6654 * 2u);
+                let _e6659 = r911_;
+                r916_ = (_e6659 * 0u);
+                let _e6664 = r912_;
+                r917_ = (_e6664 * 2u);
+                let _e6669 = r912_;
+                r918_ = (_e6669 * 0u);
+                let _e6674 = r916_;
+                r919_ = (_e6674 & 65535u);
+                let _e6679 = r916_;
+                r920_ = (_e6679 >> bitcast<u32>(16u));
+                let _e6685 = r917_;
+                r921_ = (_e6685 & 65535u);
+                let _e6690 = r917_;
+                r922_ = (_e6690 >> bitcast<u32>(16u));
+                let _e6696 = r915_;
+                r923_ = (_e6696 >> bitcast<u32>(16u));
+                let _e6702 = r923_;
+                let _e6704 = r919_;
+                r924_ = (_e6702 + _e6704);
+                let _e6708 = r924_;
+                let _e6710 = r921_;
+                r925_ = (_e6708 + _e6710);
+                let _e6714 = a_u002e_lo_9_;
+                r926_ = (_e6714 * 2u);
+                let _e6719 = r918_;
+                let _e6721 = r920_;
+                r927_ = (_e6719 + _e6721);
+                let _e6725 = r927_;
+                let _e6727 = r922_;
+                r928_ = (_e6725 + _e6727);
+                let _e6731 = r925_;
+                r929_ = (_e6731 >> bitcast<u32>(16u));
+                let _e6737 = r928_;
+                let _e6739 = r929_;
+                r930_ = (_e6737 + _e6739);
+                let _e6743 = a_u002e_lo_9_;
+                r931_ = (_e6743 * 0u);
+                let _e6748 = a_u002e_hi_191_;
+                r932_ = (_e6748 * 2u);
+                let _e6753 = r930_;
+                let _e6755 = r931_;
+                r933_ = (_e6753 + _e6755);
+                let _e6759 = r933_;
+                let _e6761 = r932_;
+                r934_ = (_e6759 + _e6761);
+                let _e6765 = r926_;
+                r86_ = _e6765;
+                let _e6768 = r934_;
+                r249_ = _e6768;
+                let _e6771 = r83_;
+                r935_ = (_e6771 * 2i);
+                let _e6776 = r935_;
+                r936_ = (_e6776 + 0i);
+                let _e6781 = r86_;
+                let _e6783 = r936_;
+                keep_local0_[_e6783] = _e6781;
+                let _e6787 = r83_;
+                r937_ = (_e6787 * 2i);
+                let _e6792 = r937_;
+                r938_ = (_e6792 + 1i);
+                let _e6797 = r249_;
+                let _e6799 = r938_;
+                keep_local0_[_e6799] = _e6797;
+                let _e6803 = i_5_;
+                r87_ = (_e6803 + 2i);
+                let _e6808 = r87_;
+                r88_ = (_e6808 & 3i);
                 r89_ = 3i;
-            }
-            let _e9483 = active_1176_;
-            if _e9483 {
                 r939_ = 0i;
-            }
-            let _e9487 = active_1176_;
-            if _e9487 {
                 r940_ = 3u;
-            }
-            let _e9491 = active_1176_;
-            if _e9491 {
                 r941_ = 0u;
-            }
-            let _e9495 = active_1176_;
-            if _e9495 {
                 r90_ = 3u;
-            }
-            let _e9499 = active_1176_;
-            if _e9499 {
                 r250_ = 0u;
-            }
-            let _e9503 = active_1176_;
-            if _e9503 {
-                let _e9505 = a_u002e_lo_9_;
-                r942_ = (_e9505 & 65535u);
-            }
-            let _e9510 = active_1176_;
-            if _e9510 {
-                let _e9512 = a_u002e_lo_9_;
-                r943_ = (_e9512 >> bitcast<u32>(16u));
-            }
-            let _e9518 = active_1176_;
-            if _e9518 {
+                let _e6825 = a_u002e_lo_9_;
+                r942_ = (_e6825 & 65535u);
+                let _e6830 = a_u002e_lo_9_;
+                r943_ = (_e6830 >> bitcast<u32>(16u));
                 r944_ = 3u;
-            }
-            let _e9522 = active_1176_;
-            if _e9522 {
                 r945_ = 0u;
-            }
-            let _e9526 = active_1176_;
-            if _e9526 {
-                let _e9528 = r942_;
-                r946_ = (_e9528 * 3u);
-            }
-            let _e9533 = active_1176_;
-            if _e9533 {
-                let _e9535 = r942_;
-                r947_ = (_e9535 * 0u);
-            }
-            let _e9540 = active_1176_;
-            if _e9540 {
-                let _e9542 = r943_;
-                r948_ = (_e9542 * 3u);
-            }
-            let _e9547 = active_1176_;
-            if _e9547 {
-                let _e9549 = r943_;
-                r949_ = (_e9549 * 0u);
-            }
-            let _e9554 = active_1176_;
-            if _e9554 {
-                let _e9556 = r947_;
-                r950_ = (_e9556 & 65535u);
-            }
-            let _e9561 = active_1176_;
-            if _e9561 {
-                let _e9563 = r947_;
-                r951_ = (_e9563 >> bitcast<u32>(16u));
-            }
-            let _e9569 = active_1176_;
-            if _e9569 {
-                let _e9571 = r948_;
-                r952_ = (_e9571 & 65535u);
-            }
-            let _e9576 = active_1176_;
-            if _e9576 {
-                let _e9578 = r948_;
-                r953_ = (_e9578 >> bitcast<u32>(16u));
-            }
-            let _e9584 = active_1176_;
-            if _e9584 {
-                let _e9586 = r946_;
-                r954_ = (_e9586 >> bitcast<u32>(16u));
-            }
-            let _e9592 = active_1176_;
-            if _e9592 {
-                let _e9594 = r954_;
-                let _e9596 = r950_;
-                r955_ = (_e9594 + _e9596);
-            }
-            let _e9600 = active_1176_;
-            if _e9600 {
-                let _e9602 = r955_;
-                let _e9604 = r952_;
-                r956_ = (_e9602 + _e9604);
-            }
-            let _e9608 = active_1176_;
-            if _e9608 {
-                let _e9610 = a_u002e_lo_9_;
-                r957_ = (_e9610 * 3u);
-            }
-            let _e9615 = active_1176_;
-            if _e9615 {
-                let _e9617 = r949_;
-                let _e9619 = r951_;
-                r958_ = (_e9617 + _e9619);
-            }
-            let _e9623 = active_1176_;
-            if _e9623 {
-                let _e9625 = r958_;
-                let _e9627 = r953_;
-                r959_ = (_e9625 + _e9627);
-            }
-            let _e9631 = active_1176_;
-            if _e9631 {
-                let _e9633 = r956_;
-                r960_ = (_e9633 >> bitcast<u32>(16u));
-            }
-            let _e9639 = active_1176_;
-            if _e9639 {
-                let _e9641 = r959_;
-                let _e9643 = r960_;
-                r961_ = (_e9641 + _e9643);
-            }
-            let _e9647 = active_1176_;
-            if _e9647 {
-                let _e9649 = a_u002e_lo_9_;
-                r962_ = (_e9649 * 0u);
-            }
-            let _e9654 = active_1176_;
-            if _e9654 {
-                let _e9656 = a_u002e_hi_191_;
-                r963_ = (_e9656 * 3u);
-            }
-            let _e9661 = active_1176_;
-            if _e9661 {
-                let _e9663 = r961_;
-                let _e9665 = r962_;
-                r964_ = (_e9663 + _e9665);
-            }
-            let _e9669 = active_1176_;
-            if _e9669 {
-                let _e9671 = r964_;
-                let _e9673 = r963_;
-                r965_ = (_e9671 + _e9673);
-            }
-            let _e9677 = active_1176_;
-            if _e9677 {
-                let _e9679 = r957_;
-                r91_ = _e9679;
-            }
-            let _e9682 = active_1176_;
-            if _e9682 {
-                let _e9684 = r965_;
-                r251_ = _e9684;
-            }
-            let _e9687 = active_1176_;
-            if _e9687 {
-                let _e9689 = r88_;
-                r966_ = (_e9689 * 2i);
-            }
-            let _e9694 = active_1176_;
-            if _e9694 {
-                let _e9696 = r966_;
-                r967_ = (_e9696 + 0i);
-            }
-            let _e9701 = active_1176_;
-            if _e9701 {
-                let _e9703 = r91_;
-                let _e9705 = r967_;
-                keep_local0_[_e9705] = _e9703;
-            }
-            let _e9709 = active_1176_;
-            if _e9709 {
-                let _e9711 = r88_;
-                r968_ = (_e9711 * 2i);
-            }
-            let _e9716 = active_1176_;
-            if _e9716 {
-                let _e9718 = r968_;
-                r969_ = (_e9718 + 1i);
-            }
-            let _e9723 = active_1176_;
-            if _e9723 {
-                let _e9725 = r251_;
-                let _e9727 = r969_;
-                keep_local0_[_e9727] = _e9725;
-            }
-            let _e9731 = active_1176_;
-            if _e9731 {
-                let _e9733 = i_5_;
-                r92_ = (_e9733 + 3i);
-            }
-            let _e9738 = active_1176_;
-            if _e9738 {
-                let _e9740 = r92_;
-                r93_ = (_e9740 & 3i);
-            }
-            let _e9745 = active_1176_;
-            if _e9745 {
+                let _e6840 = r942_;
+                r946_ = (_e6840 * 3u);
+                let _e6845 = r942_;
+                r947_ = (_e6845 * 0u);
+                let _e6850 = r943_;
+                r948_ = (_e6850 * 3u);
+                let _e6855 = r943_;
+                r949_ = (_e6855 * 0u);
+                let _e6860 = r947_;
+                r950_ = (_e6860 & 65535u);
+                let _e6865 = r947_;
+                r951_ = (_e6865 >> bitcast<u32>(16u));
+                let _e6871 = r948_;
+                r952_ = (_e6871 & 65535u);
+                let _e6876 = r948_;
+                r953_ = (_e6876 >> bitcast<u32>(16u));
+                let _e6882 = r946_;
+                r954_ = (_e6882 >> bitcast<u32>(16u));
+                let _e6888 = r954_;
+                let _e6890 = r950_;
+                r955_ = (_e6888 + _e6890);
+                let _e6894 = r955_;
+                let _e6896 = r952_;
+                r956_ = (_e6894 + _e6896);
+                let _e6900 = a_u002e_lo_9_;
+                r957_ = (_e6900 * 3u);
+                let _e6905 = r949_;
+                let _e6907 = r951_;
+                r958_ = (_e6905 + _e6907);
+                let _e6911 = r958_;
+                let _e6913 = r953_;
+                r959_ = (_e6911 + _e6913);
+                let _e6917 = r956_;
+                r960_ = (_e6917 >> bitcast<u32>(16u));
+                let _e6923 = r959_;
+                let _e6925 = r960_;
+                r961_ = (_e6923 + _e6925);
+                let _e6929 = a_u002e_lo_9_;
+                r962_ = (_e6929 * 0u);
+                let _e6934 = a_u002e_hi_191_;
+                r963_ = (_e6934 * 3u);
+                let _e6939 = r961_;
+                let _e6941 = r962_;
+                r964_ = (_e6939 + _e6941);
+                let _e6945 = r964_;
+                let _e6947 = r963_;
+                r965_ = (_e6945 + _e6947);
+                let _e6951 = r957_;
+                r91_ = _e6951;
+                let _e6954 = r965_;
+                r251_ = _e6954;
+                let _e6957 = r88_;
+                r966_ = (_e6957 * 2i);
+                let _e6962 = r966_;
+                r967_ = (_e6962 + 0i);
+                let _e6967 = r91_;
+                let _e6969 = r967_;
+                keep_local0_[_e6969] = _e6967;
+                let _e6973 = r88_;
+                r968_ = (_e6973 * 2i);
+                let _e6978 = r968_;
+                r969_ = (_e6978 + 1i);
+                let _e6983 = r251_;
+                let _e6985 = r969_;
+                keep_local0_[_e6985] = _e6983;
+                let _e6989 = i_5_;
+                r92_ = (_e6989 + 3i);
+                let _e6994 = r92_;
+                r93_ = (_e6994 & 3i);
                 r94_ = 4i;
-            }
-            let _e9749 = active_1176_;
-            if _e9749 {
                 r970_ = 0i;
-            }
-            let _e9753 = active_1176_;
-            if _e9753 {
                 r971_ = 4u;
-            }
-            let _e9757 = active_1176_;
-            if _e9757 {
                 r972_ = 0u;
-            }
-            let _e9761 = active_1176_;
-            if _e9761 {
                 r95_ = 4u;
-            }
-            let _e9765 = active_1176_;
-            if _e9765 {
                 r252_ = 0u;
-            }
-            let _e9769 = active_1176_;
-            if _e9769 {
-                let _e9771 = a_u002e_lo_9_;
-                r973_ = (_e9771 & 65535u);
-            }
-            let _e9776 = active_1176_;
-            if _e9776 {
-                let _e9778 = a_u002e_lo_9_;
-                r974_ = (_e9778 >> bitcast<u32>(16u));
-            }
-            let _e9784 = active_1176_;
-            if _e9784 {
+                let _e7011 = a_u002e_lo_9_;
+                r973_ = (_e7011 & 65535u);
+                let _e7016 = a_u002e_lo_9_;
+                r974_ = (_e7016 >> bitcast<u32>(16u));
                 r975_ = 4u;
-            }
-            let _e9788 = active_1176_;
-            if _e9788 {
                 r976_ = 0u;
-            }
-            let _e9792 = active_1176_;
-            if _e9792 {
-                let _e9794 = r973_;
-                r977_ = (_e9794 * 4u);
-            }
-            let _e9799 = active_1176_;
-            if _e9799 {
-                let _e9801 = r973_;
-                r978_ = (_e9801 * 0u);
-            }
-            let _e9806 = active_1176_;
-            if _e9806 {
-                let _e9808 = r974_;
-                r979_ = (_e9808 * 4u);
-            }
-            let _e9813 = active_1176_;
-            if _e9813 {
-                let _e9815 = r974_;
-                r980_ = (_e9815 * 0u);
-            }
-            let _e9820 = active_1176_;
-            if _e9820 {
-                let _e9822 = r978_;
-                r981_ = (_e9822 & 65535u);
-            }
-            let _e9827 = active_1176_;
-            if _e9827 {
-                let _e9829 = r978_;
-                r982_ = (_e9829 >> bitcast<u32>(16u));
-            }
-            let _e9835 = active_1176_;
-            if _e9835 {
-                let _e9837 = r979_;
-                r983_ = (_e9837 & 65535u);
-            }
-            let _e9842 = active_1176_;
-            if _e9842 {
-                let _e9844 = r979_;
-                r984_ = (_e9844 >> bitcast<u32>(16u));
-            }
-            let _e9850 = active_1176_;
-            if _e9850 {
-                let _e9852 = r977_;
-                r985_ = (_e9852 >> bitcast<u32>(16u));
-            }
-            let _e9858 = active_1176_;
-            if _e9858 {
-                let _e9860 = r985_;
-                let _e9862 = r981_;
-                r986_ = (_e9860 + _e9862);
-            }
-            let _e9866 = active_1176_;
-            if _e9866 {
-                let _e9868 = r986_;
-                let _e9870 = r983_;
-                r987_ = (_e9868 + _e9870);
-            }
-            let _e9874 = active_1176_;
-            if _e9874 {
-                let _e9876 = a_u002e_lo_9_;
-                r988_ = (_e9876 * 4u);
-            }
-            let _e9881 = active_1176_;
-            if _e9881 {
-                let _e9883 = r980_;
-                let _e9885 = r982_;
-                r989_ = (_e9883 + _e9885);
-            }
-            let _e9889 = active_1176_;
-            if _e9889 {
-                let _e9891 = r989_;
-                let _e9893 = r984_;
-                r990_ = (_e9891 + _e9893);
-            }
-            let _e9897 = active_1176_;
-            if _e9897 {
-                let _e9899 = r987_;
-                r991_ = (_e9899 >> bitcast<u32>(16u));
-            }
-            let _e9905 = active_1176_;
-            if _e9905 {
-                let _e9907 = r990_;
-                let _e9909 = r991_;
-                r992_ = (_e9907 + _e9909);
-            }
-            let _e9913 = active_1176_;
-            if _e9913 {
-                let _e9915 = a_u002e_lo_9_;
-                r993_ = (_e9915 * 0u);
-            }
-            let _e9920 = active_1176_;
-            if _e9920 {
-                let _e9922 = a_u002e_hi_191_;
-                r994_ = (_e9922 * 4u);
-            }
-            let _e9927 = active_1176_;
-            if _e9927 {
-                let _e9929 = r992_;
-                let _e9931 = r993_;
-                r995_ = (_e9929 + _e9931);
-            }
-            let _e9935 = active_1176_;
-            if _e9935 {
-                let _e9937 = r995_;
-                let _e9939 = r994_;
-                r996_ = (_e9937 + _e9939);
-            }
-            let _e9943 = active_1176_;
-            if _e9943 {
-                let _e9945 = r988_;
-                r96_ = _e9945;
-            }
-            let _e9948 = active_1176_;
-            if _e9948 {
-                let _e9950 = r996_;
-                r253_ = _e9950;
-            }
-            let _e9953 = active_1176_;
-            if _e9953 {
-                let _e9955 = r93_;
-                r997_ = (_e9955 * 2i);
-            }
-            let _e9960 = active_1176_;
-            if _e9960 {
-                let _e9962 = r997_;
-                r998_ = (_e9962 + 0i);
-            }
-            let _e9967 = active_1176_;
-            if _e9967 {
-                let _e9969 = r96_;
-                let _e9971 = r998_;
-                keep_local0_[_e9971] = _e9969;
-            }
-            let _e9975 = active_1176_;
-            if _e9975 {
-                let _e9977 = r93_;
-                r999_ = (_e9977 * 2i);
-            }
-            let _e9982 = active_1176_;
-            if _e9982 {
-                let _e9984 = r999_;
-                r1000_ = (_e9984 + 1i);
-            }
-            let _e9989 = active_1176_;
-            if _e9989 {
-                let _e9991 = r253_;
-                let _e9993 = r1000_;
-                keep_local0_[_e9993] = _e9991;
-            }
-            let _e9997 = active_1176_;
-            if _e9997 {
-                let _e9999 = i_5_;
-                r97_ = (_e9999 & 3i);
-            }
-            let _e10004 = active_1176_;
-            if _e10004 {
-                let _e10006 = r97_;
-                r1001_ = (_e10006 * 2i);
-            }
-            let _e10011 = active_1176_;
-            if _e10011 {
-                let _e10013 = r1001_;
-                r1002_ = (_e10013 + 0i);
-            }
-            let _e10018 = active_1176_;
-            if _e10018 {
-                let _e10020 = r1002_;
-                let _e10023 = keep_local0_[_e10020];
-                r98_ = _e10023;
-            }
-            let _e10026 = active_1176_;
-            if _e10026 {
-                let _e10028 = r97_;
-                r1003_ = (_e10028 * 2i);
-            }
-            let _e10033 = active_1176_;
-            if _e10033 {
-                let _e10035 = r1003_;
-                r1004_ = (_e10035 + 1i);
-            }
-            let _e10040 = active_1176_;
-            if _e10040 {
-                let _e10042 = r1004_;
-                let _e10045 = keep_local0_[_e10042];
-                r254_ = _e10045;
-            }
-            let _e10048 = active_1176_;
-            if _e10048 {
-                let _e10050 = i_5_;
-                r99_ = (_e10050 + 1i);
-            }
-            let _e10055 = active_1176_;
-            if _e10055 {
-                let _e10057 = r99_;
-                r100_ = (_e10057 & 3i);
-            }
-            let _e10062 = active_1176_;
-            if _e10062 {
-                let _e10064 = r100_;
-                r1005_ = (_e10064 * 2i);
-            }
-            let _e10069 = active_1176_;
-            if _e10069 {
-                let _e10071 = r1005_;
-                r1006_ = (_e10071 + 0i);
-            }
-            let _e10076 = active_1176_;
-            if _e10076 {
-                let _e10078 = r1006_;
-                let _e10081 = keep_local0_[_e10078];
-                r101_ = _e10081;
-            }
-            let _e10084 = active_1176_;
-            if _e10084 {
-                let _e10086 = r100_;
-                r1007_ = (_e10086 * 2i);
-            }
-            let _e10091 = active_1176_;
-            if _e10091 {
-                let _e10093 = r1007_;
-                r1008_ = (_e10093 + 1i);
-            }
-            let _e10098 = active_1176_;
-            if _e10098 {
-                let _e10100 = r1008_;
-                let _e10103 = keep_local0_[_e10100];
-                r255_ = _e10103;
-            }
-            let _e10106 = active_1176_;
-            if _e10106 {
-                let _e10108 = r98_;
-                let _e10110 = r101_;
-                r1009_ = (_e10108 - _e10110);
-            }
-            let _e10114 = active_1176_;
-            if _e10114 {
-                let _e10116 = r98_;
-                let _e10118 = r101_;
-                r1010_ = (_e10116 < _e10118);
-            }
-            let _e10122 = active_1176_;
-            if _e10122 {
-                let _e10124 = r1010_;
-                r1011_ = u32(_e10124);
-            }
-            let _e10128 = active_1176_;
-            if _e10128 {
-                let _e10130 = r254_;
-                let _e10132 = r255_;
-                r1012_ = (_e10130 - _e10132);
-            }
-            let _e10136 = active_1176_;
-            if _e10136 {
-                let _e10138 = r1012_;
-                let _e10140 = r1011_;
-                r1013_ = (_e10138 - _e10140);
-            }
-            let _e10144 = active_1176_;
-            if _e10144 {
-                let _e10146 = r1009_;
-                r102_ = _e10146;
-            }
-            let _e10149 = active_1176_;
-            if _e10149 {
-                let _e10151 = r1013_;
-                r256_ = _e10151;
-            }
-            let _e10154 = active_1176_;
-            if _e10154 {
-                let _e10156 = r102_;
-                let _e10163 = i_5_;
-                R[bitcast<u32>(((((_e10163 * 18i) + 10i) * 2i) + 0i))] = _e10156;
-            }
-            let _e10174 = active_1176_;
-            if _e10174 {
-                let _e10176 = r256_;
-                let _e10183 = i_5_;
-                R[bitcast<u32>(((((_e10183 * 18i) + 10i) * 2i) + 1i))] = _e10176;
-            }
-            let _e10194 = active_1176_;
-            if _e10194 {
-                let _e10196 = a_u002e_lo_9_;
-                r1014_ = ~(_e10196);
-            }
-            let _e10200 = active_1176_;
-            if _e10200 {
-                let _e10202 = a_u002e_hi_191_;
-                r1015_ = ~(_e10202);
-            }
-            let _e10206 = active_1176_;
-            if _e10206 {
-                let _e10208 = r1014_;
-                r103_ = _e10208;
-            }
-            let _e10211 = active_1176_;
-            if _e10211 {
-                let _e10213 = r1015_;
-                r257_ = _e10213;
-            }
-            let _e10216 = active_1176_;
-            if _e10216 {
+                let _e7026 = r973_;
+                r977_ = (_e7026 * 4u);
+                let _e7031 = r973_;
+                r978_ = (_e7031 * 0u);
+                let _e7036 = r974_;
+                r979_ = (_e7036 * 4u);
+                let _e7041 = r974_;
+                r980_ = (_e7041 * 0u);
+                let _e7046 = r978_;
+                r981_ = (_e7046 & 65535u);
+                let _e7051 = r978_;
+                r982_ = (_e7051 >> bitcast<u32>(16u));
+                let _e7057 = r979_;
+                r983_ = (_e7057 & 65535u);
+                let _e7062 = r979_;
+                r984_ = (_e7062 >> bitcast<u32>(16u));
+                let _e7068 = r977_;
+                r985_ = (_e7068 >> bitcast<u32>(16u));
+                let _e7074 = r985_;
+                let _e7076 = r981_;
+                r986_ = (_e7074 + _e7076);
+                let _e7080 = r986_;
+                let _e7082 = r983_;
+                r987_ = (_e7080 + _e7082);
+                let _e7086 = a_u002e_lo_9_;
+                r988_ = (_e7086 * 4u);
+                let _e7091 = r980_;
+                let _e7093 = r982_;
+                r989_ = (_e7091 + _e7093);
+                let _e7097 = r989_;
+                let _e7099 = r984_;
+                r990_ = (_e7097 + _e7099);
+                let _e7103 = r987_;
+                r991_ = (_e7103 >> bitcast<u32>(16u));
+                let _e7109 = r990_;
+                let _e7111 = r991_;
+                r992_ = (_e7109 + _e7111);
+                let _e7115 = a_u002e_lo_9_;
+                r993_ = (_e7115 * 0u);
+                let _e7120 = a_u002e_hi_191_;
+                r994_ = (_e7120 * 4u);
+                let _e7125 = r992_;
+                let _e7127 = r993_;
+                r995_ = (_e7125 + _e7127);
+                let _e7131 = r995_;
+                let _e7133 = r994_;
+                r996_ = (_e7131 + _e7133);
+                let _e7137 = r988_;
+                r96_ = _e7137;
+                let _e7140 = r996_;
+                r253_ = _e7140;
+                let _e7143 = r93_;
+                r997_ = (_e7143 * 2i);
+                let _e7148 = r997_;
+                r998_ = (_e7148 + 0i);
+                let _e7153 = r96_;
+                let _e7155 = r998_;
+                keep_local0_[_e7155] = _e7153;
+                let _e7159 = r93_;
+                r999_ = (_e7159 * 2i);
+                let _e7164 = r999_;
+                r1000_ = (_e7164 + 1i);
+                let _e7169 = r253_;
+                let _e7171 = r1000_;
+                keep_local0_[_e7171] = _e7169;
+                let _e7175 = i_5_;
+                r97_ = (_e7175 & 3i);
+                let _e7180 = r97_;
+                r1001_ = (_e7180 * 2i);
+                let _e7185 = r1001_;
+                r1002_ = (_e7185 + 0i);
+                let _e7190 = r1002_;
+                let _e7193 = keep_local0_[_e7190];
+                r98_ = _e7193;
+                let _e7196 = r97_;
+                r1003_ = (_e7196 * 2i);
+                let _e7201 = r1003_;
+                r1004_ = (_e7201 + 1i);
+                let _e7206 = r1004_;
+                let _e7209 = keep_local0_[_e7206];
+                r254_ = _e7209;
+                let _e7212 = i_5_;
+                r99_ = (_e7212 + 1i);
+                let _e7217 = r99_;
+                r100_ = (_e7217 & 3i);
+                let _e7222 = r100_;
+                r1005_ = (_e7222 * 2i);
+                let _e7227 = r1005_;
+                r1006_ = (_e7227 + 0i);
+                let _e7232 = r1006_;
+                let _e7235 = keep_local0_[_e7232];
+                r101_ = _e7235;
+                let _e7238 = r100_;
+                r1007_ = (_e7238 * 2i);
+                let _e7243 = r1007_;
+                r1008_ = (_e7243 + 1i);
+                let _e7248 = r1008_;
+                let _e7251 = keep_local0_[_e7248];
+                r255_ = _e7251;
+                let _e7254 = r98_;
+                let _e7256 = r101_;
+                r1009_ = (_e7254 - _e7256);
+                let _e7260 = r98_;
+                let _e7262 = r101_;
+                r1010_ = (_e7260 < _e7262);
+                let _e7266 = r1010_;
+                r1011_ = u32(_e7266);
+                let _e7270 = r254_;
+                let _e7272 = r255_;
+                r1012_ = (_e7270 - _e7272);
+                let _e7276 = r1012_;
+                let _e7278 = r1011_;
+                r1013_ = (_e7276 - _e7278);
+                let _e7282 = r1009_;
+                r102_ = _e7282;
+                let _e7285 = r1013_;
+                r256_ = _e7285;
+                let _e7288 = r102_;
+                let _e7295 = i_5_;
+                R[bitcast<u32>(((((_e7295 * 18i) + 10i) * 2i) + 0i))] = _e7288;
+                let _e7306 = r256_;
+                let _e7313 = i_5_;
+                R[bitcast<u32>(((((_e7313 * 18i) + 10i) * 2i) + 1i))] = _e7306;
+                let _e7324 = a_u002e_lo_9_;
+                r1014_ = ~(_e7324);
+                let _e7328 = a_u002e_hi_191_;
+                r1015_ = ~(_e7328);
+                let _e7332 = r1014_;
+                r103_ = _e7332;
+                let _e7335 = r1015_;
+                r257_ = _e7335;
                 r104_ = 4294967295u;
-            }
-            let _e10220 = active_1176_;
-            if _e10220 {
                 r258_ = 2147483647u;
-            }
-            let _e10224 = active_1176_;
-            if _e10224 {
-                let _e10226 = r103_;
-                r1016_ = (_e10226 & 4294967295u);
-            }
-            let _e10231 = active_1176_;
-            if _e10231 {
-                let _e10233 = r257_;
-                r1017_ = (_e10233 & 2147483647u);
-            }
-            let _e10238 = active_1176_;
-            if _e10238 {
-                let _e10240 = r1016_;
-                r105_ = _e10240;
-            }
-            let _e10243 = active_1176_;
-            if _e10243 {
-                let _e10245 = r1017_;
-                r259_ = _e10245;
-            }
-            let _e10248 = active_1176_;
-            if _e10248 {
-                let _e10250 = r105_;
-                let _e10257 = i_5_;
-                R[bitcast<u32>(((((_e10257 * 18i) + 11i) * 2i) + 0i))] = _e10250;
-            }
-            let _e10268 = active_1176_;
-            if _e10268 {
-                let _e10270 = r259_;
-                let _e10277 = i_5_;
-                R[bitcast<u32>(((((_e10277 * 18i) + 11i) * 2i) + 1i))] = _e10270;
-            }
-            let _e10288 = active_1176_;
-            if _e10288 {
-                let _e10291 = a_u002e_lo_9_;
-                r1018_ = (0u - _e10291);
-            }
-            let _e10295 = active_1176_;
-            if _e10295 {
-                let _e10298 = a_u002e_lo_9_;
-                r1019_ = (0u < _e10298);
-            }
-            let _e10302 = active_1176_;
-            if _e10302 {
-                let _e10304 = r1019_;
-                r1020_ = u32(_e10304);
-            }
-            let _e10308 = active_1176_;
-            if _e10308 {
-                let _e10311 = a_u002e_hi_191_;
-                r1021_ = (0u - _e10311);
-            }
-            let _e10315 = active_1176_;
-            if _e10315 {
-                let _e10317 = r1021_;
-                let _e10319 = r1020_;
-                r1022_ = (_e10317 - _e10319);
-            }
-            let _e10323 = active_1176_;
-            if _e10323 {
-                let _e10325 = r1018_;
-                r106_ = _e10325;
-            }
-            let _e10328 = active_1176_;
-            if _e10328 {
-                let _e10330 = r1022_;
-                r260_ = _e10330;
-            }
-            let _e10333 = active_1176_;
-            if _e10333 {
-                let _e10335 = r106_;
-                r1023_ = (_e10335 - 1u);
-            }
-            let _e10340 = active_1176_;
-            if _e10340 {
-                let _e10342 = r106_;
-                r1024_ = (_e10342 < 1u);
-            }
-            let _e10347 = active_1176_;
-            if _e10347 {
-                let _e10349 = r1024_;
-                r1025_ = u32(_e10349);
-            }
-            let _e10353 = active_1176_;
-            if _e10353 {
-                let _e10355 = r260_;
-                r1026_ = (_e10355 - 0u);
-            }
-            let _e10360 = active_1176_;
-            if _e10360 {
-                let _e10362 = r1026_;
-                let _e10364 = r1025_;
-                r1027_ = (_e10362 - _e10364);
-            }
-            let _e10368 = active_1176_;
-            if _e10368 {
-                let _e10370 = r1023_;
-                r107_ = _e10370;
-            }
-            let _e10373 = active_1176_;
-            if _e10373 {
-                let _e10375 = r1027_;
-                r261_ = _e10375;
-            }
-            let _e10378 = active_1176_;
-            if _e10378 {
-                let _e10380 = r107_;
-                let _e10387 = i_5_;
-                R[bitcast<u32>(((((_e10387 * 18i) + 12i) * 2i) + 0i))] = _e10380;
-            }
-            let _e10398 = active_1176_;
-            if _e10398 {
-                let _e10400 = r261_;
-                let _e10407 = i_5_;
-                R[bitcast<u32>(((((_e10407 * 18i) + 12i) * 2i) + 1i))] = _e10400;
-            }
-            let _e10418 = active_1176_;
-            if _e10418 {
+                let _e7342 = r103_;
+                r1016_ = (_e7342 & 4294967295u);
+                let _e7347 = r257_;
+                r1017_ = (_e7347 & 2147483647u);
+                let _e7352 = r1016_;
+                r105_ = _e7352;
+                let _e7355 = r1017_;
+                r259_ = _e7355;
+                let _e7358 = r105_;
+                let _e7365 = i_5_;
+                R[bitcast<u32>(((((_e7365 * 18i) + 11i) * 2i) + 0i))] = _e7358;
+                let _e7376 = r259_;
+                let _e7383 = i_5_;
+                R[bitcast<u32>(((((_e7383 * 18i) + 11i) * 2i) + 1i))] = _e7376;
+                let _e7395 = a_u002e_lo_9_;
+                r1018_ = (0u - _e7395);
+                let _e7400 = a_u002e_lo_9_;
+                r1019_ = (0u < _e7400);
+                let _e7404 = r1019_;
+                r1020_ = u32(_e7404);
+                let _e7409 = a_u002e_hi_191_;
+                r1021_ = (0u - _e7409);
+                let _e7413 = r1021_;
+                let _e7415 = r1020_;
+                r1022_ = (_e7413 - _e7415);
+                let _e7419 = r1018_;
+                r106_ = _e7419;
+                let _e7422 = r1022_;
+                r260_ = _e7422;
+                let _e7425 = r106_;
+                r1023_ = (_e7425 - 1u);
+                let _e7430 = r106_;
+                r1024_ = (_e7430 < 1u);
+                let _e7435 = r1024_;
+                r1025_ = u32(_e7435);
+                let _e7439 = r260_;
+                r1026_ = (_e7439 - 0u);
+                let _e7444 = r1026_;
+                let _e7446 = r1025_;
+                r1027_ = (_e7444 - _e7446);
+                let _e7450 = r1023_;
+                r107_ = _e7450;
+                let _e7453 = r1027_;
+                r261_ = _e7453;
+                let _e7456 = r107_;
+                let _e7463 = i_5_;
+                R[bitcast<u32>(((((_e7463 * 18i) + 12i) * 2i) + 0i))] = _e7456;
+                let _e7474 = r261_;
+                let _e7481 = i_5_;
+                R[bitcast<u32>(((((_e7481 * 18i) + 12i) * 2i) + 1i))] = _e7474;
                 r108_ = 705032704u;
-            }
-            let _e10422 = active_1176_;
-            if _e10422 {
                 r262_ = 1u;
-            }
-            let _e10426 = active_1176_;
-            if _e10426 {
-                let _e10428 = i_5_;
-                r1028_ = (_e10428 >> bitcast<u32>(31i));
-            }
-            let _e10434 = active_1176_;
-            if _e10434 {
-                let _e10436 = i_5_;
-                r1029_ = bitcast<u32>(_e10436);
-            }
-            let _e10440 = active_1176_;
-            if _e10440 {
-                let _e10442 = r1028_;
-                r1030_ = bitcast<u32>(_e10442);
-            }
-            let _e10446 = active_1176_;
-            if _e10446 {
-                let _e10448 = r1029_;
-                r109_ = _e10448;
-            }
-            let _e10451 = active_1176_;
-            if _e10451 {
-                let _e10453 = r1030_;
-                r263_ = _e10453;
-            }
-            let _e10456 = active_1176_;
-            if _e10456 {
+                let _e7496 = i_5_;
+                r1028_ = (_e7496 >> bitcast<u32>(31i));
+                let _e7502 = i_5_;
+                r1029_ = bitcast<u32>(_e7502);
+                let _e7506 = r1028_;
+                r1030_ = bitcast<u32>(_e7506);
+                let _e7510 = r1029_;
+                r109_ = _e7510;
+                let _e7513 = r1030_;
+                r263_ = _e7513;
                 r1031_ = 61952u;
-            }
-            let _e10460 = active_1176_;
-            if _e10460 {
                 r1032_ = 10757u;
-            }
-            let _e10464 = active_1176_;
-            if _e10464 {
-                let _e10466 = r109_;
-                r1033_ = (_e10466 & 65535u);
-            }
-            let _e10471 = active_1176_;
-            if _e10471 {
-                let _e10473 = r109_;
-                r1034_ = (_e10473 >> bitcast<u32>(16u));
-            }
-            let _e10479 = active_1176_;
-            if _e10479 {
-                let _e10482 = r1033_;
-                r1035_ = (61952u * _e10482);
-            }
-            let _e10486 = active_1176_;
-            if _e10486 {
-                let _e10489 = r1034_;
-                r1036_ = (61952u * _e10489);
-            }
-            let _e10493 = active_1176_;
-            if _e10493 {
-                let _e10496 = r1033_;
-                r1037_ = (10757u * _e10496);
-            }
-            let _e10500 = active_1176_;
-            if _e10500 {
-                let _e10503 = r1034_;
-                r1038_ = (10757u * _e10503);
-            }
-            let _e10507 = active_1176_;
-            if _e10507 {
-                let _e10509 = r1036_;
-                r1039_ = (_e10509 & 65535u);
-            }
-            let _e10514 = active_1176_;
-            if _e10514 {
-                let _e10516 = r1036_;
-                r1040_ = (_e10516 >> bitcast<u32>(16u));
-            }
-            let _e10522 = active_1176_;
-            if _e10522 {
-                let _e10524 = r1037_;
-                r1041_ = (_e10524 & 65535u);
-            }
-            let _e10529 = active_1176_;
-            if _e10529 {
-                let _e10531 = r1037_;
-                r1042_ = (_e10531 >> bitcast<u32>(16u));
-            }
-            let _e10537 = active_1176_;
-            if _e10537 {
-                let _e10539 = r1035_;
-                r1043_ = (_e10539 >> bitcast<u32>(16u));
-            }
-            let _e10545 = active_1176_;
-            if _e10545 {
-                let _e10547 = r1043_;
-                let _e10549 = r1039_;
-                r1044_ = (_e10547 + _e10549);
-            }
-            let _e10553 = active_1176_;
-            if _e10553 {
-                let _e10555 = r1044_;
-                let _e10557 = r1041_;
-                r1045_ = (_e10555 + _e10557);
-            }
-            let _e10561 = active_1176_;
-            if _e10561 {
-                let _e10564 = r109_;
-                r1046_ = (705032704u * _e10564);
-            }
-            let _e10568 = active_1176_;
-            if _e10568 {
-                let _e10570 = r1038_;
-                let _e10572 = r1040_;
-                r1047_ = (_e10570 + _e10572);
-            }
-            let _e10576 = active_1176_;
-            if _e10576 {
-                let _e10578 = r1047_;
-                let _e10580 = r1042_;
-                r1048_ = (_e10578 + _e10580);
-            }
-            let _e10584 = active_1176_;
-            if _e10584 {
-                let _e10586 = r1045_;
-                r1049_ = (_e10586 >> bitcast<u32>(16u));
-            }
-            let _e10592 = active_1176_;
-            if _e10592 {
-                let _e10594 = r1048_;
-                let _e10596 = r1049_;
-                r1050_ = (_e10594 + _e10596);
-            }
-            let _e10600 = active_1176_;
-            if _e10600 {
-                let _e10603 = r263_;
-                r1051_ = (705032704u * _e10603);
-            }
-            let _e10607 = active_1176_;
-            if _e10607 {
-                let _e10610 = r109_;
-                r1052_ = (1u * _e10610);
-            }
-            let _e10614 = active_1176_;
-            if _e10614 {
-                let _e10616 = r1050_;
-                let _e10618 = r1051_;
-                r1053_ = (_e10616 + _e10618);
-            }
-            let _e10622 = active_1176_;
-            if _e10622 {
-                let _e10624 = r1053_;
-                let _e10626 = r1052_;
-                r1054_ = (_e10624 + _e10626);
-            }
-            let _e10630 = active_1176_;
-            if _e10630 {
-                let _e10632 = r1046_;
-                r110_ = _e10632;
-            }
-            let _e10635 = active_1176_;
-            if _e10635 {
-                let _e10637 = r1054_;
-                r264_ = _e10637;
-            }
-            let _e10640 = active_1176_;
-            if _e10640 {
+                let _e7520 = r109_;
+                r1033_ = (_e7520 & 65535u);
+                let _e7525 = r109_;
+                r1034_ = (_e7525 >> bitcast<u32>(16u));
+                let _e7532 = r1033_;
+                r1035_ = (61952u * _e7532);
+                let _e7537 = r1034_;
+                r1036_ = (61952u * _e7537);
+                let _e7542 = r1033_;
+                r1037_ = (10757u * _e7542);
+                let _e7547 = r1034_;
+                r1038_ = (10757u * _e7547);
+                let _e7551 = r1036_;
+                r1039_ = (_e7551 & 65535u);
+                let _e7556 = r1036_;
+                r1040_ = (_e7556 >> bitcast<u32>(16u));
+                let _e7562 = r1037_;
+                r1041_ = (_e7562 & 65535u);
+                let _e7567 = r1037_;
+                r1042_ = (_e7567 >> bitcast<u32>(16u));
+                let _e7573 = r1035_;
+                r1043_ = (_e7573 >> bitcast<u32>(16u));
+                let _e7579 = r1043_;
+                let _e7581 = r1039_;
+                r1044_ = (_e7579 + _e7581);
+                let _e7585 = r1044_;
+                let _e7587 = r1041_;
+                r1045_ = (_e7585 + _e7587);
+                let _e7592 = r109_;
+                r1046_ = (705032704u * _e7592);
+                let _e7596 = r1038_;
+                let _e7598 = r1040_;
+                r1047_ = (_e7596 + _e7598);
+                let _e7602 = r1047_;
+                let _e7604 = r1042_;
+                r1048_ = (_e7602 + _e7604);
+                let _e7608 = r1045_;
+                r1049_ = (_e7608 >> bitcast<u32>(16u));
+                let _e7614 = r1048_;
+                let _e7616 = r1049_;
+                r1050_ = (_e7614 + _e7616);
+                let _e7621 = r263_;
+                r1051_ = (705032704u * _e7621);
+                let _e7626 = r109_;
+                r1052_ = (1u * _e7626);
+                let _e7630 = r1050_;
+                let _e7632 = r1051_;
+                r1053_ = (_e7630 + _e7632);
+                let _e7636 = r1053_;
+                let _e7638 = r1052_;
+                r1054_ = (_e7636 + _e7638);
+                let _e7642 = r1046_;
+                r110_ = _e7642;
+                let _e7645 = r1054_;
+                r264_ = _e7645;
                 r111_ = 4294967295u;
-            }
-            let _e10644 = active_1176_;
-            if _e10644 {
                 r265_ = 4294967295u;
+                let _e7652 = r110_;
+                r1055_ = (_e7652 - 4294967295u);
+                let _e7657 = r110_;
+                r1056_ = (_e7657 < 4294967295u);
+                let _e7662 = r1056_;
+                r1057_ = u32(_e7662);
+                let _e7666 = r264_;
+                r1058_ = (_e7666 - 4294967295u);
+                let _e7671 = r1058_;
+                let _e7673 = r1057_;
+                r1059_ = (_e7671 - _e7673);
+                let _e7677 = r1055_;
+                r112_ = _e7677;
+                let _e7680 = r1059_;
+                r266_ = _e7680;
+                let _e7683 = r112_;
+                let _e7690 = i_5_;
+                R[bitcast<u32>(((((_e7690 * 18i) + 13i) * 2i) + 0i))] = _e7683;
+                let _e7701 = r266_;
+                let _e7708 = i_5_;
+                R[bitcast<u32>(((((_e7708 * 18i) + 13i) * 2i) + 1i))] = _e7701;
             }
-            let _e10648 = active_1176_;
-            if _e10648 {
-                let _e10650 = r110_;
-                r1055_ = (_e10650 - 4294967295u);
-            }
-            let _e10655 = active_1176_;
-            if _e10655 {
-                let _e10657 = r110_;
-                r1056_ = (_e10657 < 4294967295u);
-            }
-            let _e10662 = active_1176_;
-            if _e10662 {
-                let _e10664 = r1056_;
-                r1057_ = u32(_e10664);
-            }
-            let _e10668 = active_1176_;
-            if _e10668 {
-                let _e10670 = r264_;
-                r1058_ = (_e10670 - 4294967295u);
-            }
-            let _e10675 = active_1176_;
-            if _e10675 {
-                let _e10677 = r1058_;
-                let _e10679 = r1057_;
-                r1059_ = (_e10677 - _e10679);
-            }
-            let _e10683 = active_1176_;
-            if _e10683 {
-                let _e10685 = r1055_;
-                r112_ = _e10685;
-            }
-            let _e10688 = active_1176_;
-            if _e10688 {
-                let _e10690 = r1059_;
-                r266_ = _e10690;
-            }
-            let _e10693 = active_1176_;
-            if _e10693 {
-                let _e10695 = r112_;
-                let _e10702 = i_5_;
-                R[bitcast<u32>(((((_e10702 * 18i) + 13i) * 2i) + 0i))] = _e10695;
-            }
-            let _e10713 = active_1176_;
-            if _e10713 {
-                let _e10715 = r266_;
-                let _e10722 = i_5_;
-                R[bitcast<u32>(((((_e10722 * 18i) + 13i) * 2i) + 1i))] = _e10715;
-            }
-        }
-        let _e10733 = saved_1179_;
-        let _e10735 = taken_1180_;
-        let _e10739 = exited_1177_;
-        active_1176_ = ((_e10733 && !(_e10735)) && !(_e10739));
-        {
-        }
-        let _e10744 = saved_1179_;
-        let _e10746 = exited_1177_;
-        active_1176_ = (_e10744 && !(_e10746));
-        let _e10751 = active_1176_;
-        if _e10751 {
-            let _e10753 = i_5_;
-            r1060_ = (_e10753 >> bitcast<u32>(31i));
-        }
-        let _e10759 = active_1176_;
-        if _e10759 {
-            let _e10761 = i_5_;
-            r1061_ = bitcast<u32>(_e10761);
-        }
-        let _e10765 = active_1176_;
-        if _e10765 {
-            let _e10767 = r1060_;
-            r1062_ = bitcast<u32>(_e10767);
-        }
-        let _e10771 = active_1176_;
-        if _e10771 {
-            let _e10773 = r1061_;
-            r113_ = _e10773;
-        }
-        let _e10776 = active_1176_;
-        if _e10776 {
-            let _e10778 = r1062_;
-            r267_ = _e10778;
-        }
-        let _e10781 = active_1176_;
-        if _e10781 {
+            let _e7719 = i_5_;
+            r1060_ = (_e7719 >> bitcast<u32>(31i));
+            let _e7725 = i_5_;
+            r1061_ = bitcast<u32>(_e7725);
+            let _e7729 = r1060_;
+            r1062_ = bitcast<u32>(_e7729);
+            let _e7733 = r1061_;
+            r113_ = _e7733;
+            let _e7736 = r1062_;
+            r267_ = _e7736;
             r1063_ = 33u;
-        }
-        let _e10785 = active_1176_;
-        if _e10785 {
             r1064_ = false;
-        }
-        let _e10789 = active_1176_;
-        if _e10789 {
             r1065_ = 1u;
-        }
-        let _e10793 = active_1176_;
-        if _e10793 {
             r1066_ = false;
-        }
-        let _e10797 = active_1176_;
-        if _e10797 {
             r1067_ = 31u;
-        }
-        let _e10801 = active_1176_;
-        if _e10801 {
-            let _e10803 = r113_;
-            r1068_ = (_e10803 >> bitcast<u32>(31u));
-        }
-        let _e10809 = active_1176_;
-        if _e10809 {
-            let _e10813 = r1068_;
-            r1069_ = select(_e10813, 0u, false);
-        }
-        let _e10817 = active_1176_;
-        if _e10817 {
-            let _e10819 = r267_;
-            r1070_ = (_e10819 << bitcast<u32>(1u));
-        }
-        let _e10825 = active_1176_;
-        if _e10825 {
-            let _e10827 = r1070_;
-            let _e10829 = r1069_;
-            r1071_ = (_e10827 | _e10829);
-        }
-        let _e10833 = active_1176_;
-        if _e10833 {
-            let _e10835 = r113_;
-            r1072_ = (_e10835 << bitcast<u32>(1u));
-        }
-        let _e10841 = active_1176_;
-        if _e10841 {
-            let _e10844 = r1072_;
-            r1073_ = select(0u, _e10844, false);
-        }
-        let _e10849 = active_1176_;
-        if _e10849 {
-            let _e10852 = r1071_;
-            let _e10854 = r1072_;
-            r1074_ = select(_e10854, _e10852, false);
-        }
-        let _e10858 = active_1176_;
-        if _e10858 {
-            let _e10860 = r1073_;
-            r114_ = _e10860;
-        }
-        let _e10863 = active_1176_;
-        if _e10863 {
-            let _e10865 = r1074_;
-            r268_ = _e10865;
-        }
-        let _e10868 = active_1176_;
-        if _e10868 {
-            let _e10870 = r114_;
-            s_u002e_lo_115_ = _e10870;
-        }
-        let _e10873 = active_1176_;
-        if _e10873 {
-            let _e10875 = r268_;
-            s_u002e_hi_269_ = _e10875;
+            let _e7749 = r113_;
+            r1068_ = (_e7749 >> bitcast<u32>(31u));
+            let _e7757 = r1068_;
+            r1069_ = select(_e7757, 0u, false);
+            let _e7761 = r267_;
+            r1070_ = (_e7761 << bitcast<u32>(1u));
+            let _e7767 = r1070_;
+            let _e7769 = r1069_;
+            r1071_ = (_e7767 | _e7769);
+            let _e7773 = r113_;
+            r1072_ = (_e7773 << bitcast<u32>(1u));
+            let _e7780 = r1072_;
+            r1073_ = select(0u, _e7780, false);
+            let _e7786 = r1071_;
+            let _e7788 = r1072_;
+            r1074_ = select(_e7788, _e7786, false);
+            let _e7792 = r1073_;
+            r114_ = _e7792;
+            let _e7795 = r1074_;
+            r268_ = _e7795;
+            let _e7798 = r114_;
+            s_u002e_lo_115_ = _e7798;
+            let _e7801 = r268_;
+            s_u002e_hi_269_ = _e7801;
         }
         workgroupBarrier();
-        let _e10878 = s_u002e_lo_115_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e10878);
-        let _e10889 = active_1176_;
-        lane_active[local_index] = u32(_e10889);
+        let _e7804 = s_u002e_lo_115_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7804);
+        let _e7815 = active_1176_;
+        lane_active[local_index] = u32(_e7815);
         workgroupBarrier();
-        let _e10892 = active_1176_;
-        if _e10892 {
-            let _e10896 = (i32(local_index) % 32i);
-            let _e10898 = i32(local_index);
-            let _e10902 = (_e10896 ^ 1i);
-            let _e10907 = ((_e10898 - _e10896) + _e10902);
-            let _e10910 = (((_e10902 >= 0i) && (_e10902 < 32i)) && (_e10907 < 60i));
-            let _e10911 = select(_e10898, _e10907, _e10910);
-            let _e10915 = lane_active[bitcast<u32>(_e10911)];
-            let _e10922 = lane_values[bitcast<u32>(_e10911)];
-            let _e10926 = lane_values[bitcast<u32>(_e10898)];
-            r1075_ = select(_e10926, _e10922, (_e10910 && (_e10915 != 0u)));
-        }
-        workgroupBarrier();
-        let _e10930 = s_u002e_hi_269_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e10930);
-        let _e10941 = active_1176_;
-        lane_active[local_index] = u32(_e10941);
-        workgroupBarrier();
-        let _e10944 = active_1176_;
-        if _e10944 {
-            let _e10948 = (i32(local_index) % 32i);
-            let _e10950 = i32(local_index);
-            let _e10954 = (_e10948 ^ 1i);
-            let _e10959 = ((_e10950 - _e10948) + _e10954);
-            let _e10962 = (((_e10954 >= 0i) && (_e10954 < 32i)) && (_e10959 < 60i));
-            let _e10963 = select(_e10950, _e10959, _e10962);
-            let _e10967 = lane_active[bitcast<u32>(_e10963)];
-            let _e10974 = lane_values[bitcast<u32>(_e10963)];
-            let _e10978 = lane_values[bitcast<u32>(_e10950)];
-            r1076_ = select(_e10978, _e10974, (_e10962 && (_e10967 != 0u)));
-        }
-        let _e10982 = active_1176_;
-        if _e10982 {
-            let _e10984 = r1075_;
-            r116_ = _e10984;
-        }
-        let _e10987 = active_1176_;
-        if _e10987 {
-            let _e10989 = r1076_;
-            r270_ = _e10989;
-        }
-        let _e10992 = active_1176_;
-        if _e10992 {
-            let _e10994 = s_u002e_lo_115_;
-            let _e10996 = r116_;
-            r1077_ = (_e10994 + _e10996);
-        }
-        let _e11000 = active_1176_;
-        if _e11000 {
-            let _e11002 = r1077_;
-            let _e11004 = s_u002e_lo_115_;
-            r1078_ = (_e11002 < _e11004);
-        }
-        let _e11008 = active_1176_;
-        if _e11008 {
-            let _e11010 = r1078_;
-            r1079_ = u32(_e11010);
-        }
-        let _e11014 = active_1176_;
-        if _e11014 {
-            let _e11016 = s_u002e_hi_269_;
-            let _e11018 = r270_;
-            r1080_ = (_e11016 + _e11018);
-        }
-        let _e11022 = active_1176_;
-        if _e11022 {
-            let _e11024 = r1080_;
-            let _e11026 = r1079_;
-            r1081_ = (_e11024 + _e11026);
-        }
-        let _e11030 = active_1176_;
-        if _e11030 {
-            let _e11032 = r1077_;
-            r117_ = _e11032;
-        }
-        let _e11035 = active_1176_;
-        if _e11035 {
-            let _e11037 = r1081_;
-            r271_ = _e11037;
-        }
-        let _e11040 = active_1176_;
-        if _e11040 {
-            let _e11042 = r117_;
-            s_u002e_lo_115_ = _e11042;
-        }
-        let _e11045 = active_1176_;
-        if _e11045 {
-            let _e11047 = r271_;
-            s_u002e_hi_269_ = _e11047;
-        }
-        let _e11050 = active_1176_;
-        if _e11050 {
-            let _e11052 = s_u002e_lo_115_;
-            r1082_ = (_e11052 + 7u);
-        }
-        let _e11057 = active_1176_;
-        if _e11057 {
-            let _e11059 = r1082_;
-            let _e11061 = s_u002e_lo_115_;
-            r1083_ = (_e11059 < _e11061);
-        }
-        let _e11065 = active_1176_;
-        if _e11065 {
-            let _e11067 = r1083_;
-            r1084_ = u32(_e11067);
-        }
-        let _e11071 = active_1176_;
-        if _e11071 {
-            let _e11073 = s_u002e_hi_269_;
-            r1085_ = (_e11073 + 0u);
-        }
-        let _e11078 = active_1176_;
-        if _e11078 {
-            let _e11080 = r1085_;
-            let _e11082 = r1084_;
-            r1086_ = (_e11080 + _e11082);
-        }
-        let _e11086 = active_1176_;
-        if _e11086 {
-            let _e11088 = r1082_;
-            r118_ = _e11088;
-        }
-        let _e11091 = active_1176_;
-        if _e11091 {
-            let _e11093 = r1086_;
-            r272_ = _e11093;
+        let _e7818 = active_1176_;
+        if _e7818 {
+            let _e7822 = (i32(local_index) % 32i);
+            let _e7824 = i32(local_index);
+            let _e7828 = (_e7822 ^ 1i);
+            let _e7833 = ((_e7824 - _e7822) + _e7828);
+            let _e7836 = (((_e7828 >= 0i) && (_e7828 < 32i)) && (_e7833 < 60i));
+            let _e7837 = select(_e7824, _e7833, _e7836);
+            let _e7841 = lane_active[bitcast<u32>(_e7837)];
+            let _e7848 = lane_values[bitcast<u32>(_e7837)];
+            let _e7852 = lane_values[bitcast<u32>(_e7824)];
+            r1075_ = select(_e7852, _e7848, (_e7836 && (_e7841 != 0u)));
         }
         workgroupBarrier();
-        let _e11096 = r118_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11096);
-        let _e11107 = active_1176_;
-        lane_active[local_index] = u32(_e11107);
+        let _e7856 = s_u002e_hi_269_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7856);
+        let _e7867 = active_1176_;
+        lane_active[local_index] = u32(_e7867);
         workgroupBarrier();
-        let _e11110 = active_1176_;
-        if _e11110 {
-            let _e11114 = (i32(local_index) % 32i);
-            let _e11116 = i32(local_index);
-            let _e11120 = (_e11114 + 3i);
-            let _e11125 = ((_e11116 - _e11114) + _e11120);
-            let _e11128 = (((_e11120 >= 0i) && (_e11120 < 32i)) && (_e11125 < 60i));
-            let _e11129 = select(_e11116, _e11125, _e11128);
-            let _e11133 = lane_active[bitcast<u32>(_e11129)];
-            let _e11140 = lane_values[bitcast<u32>(_e11129)];
-            let _e11144 = lane_values[bitcast<u32>(_e11116)];
-            r1087_ = select(_e11144, _e11140, (_e11128 && (_e11133 != 0u)));
+        let _e7870 = active_1176_;
+        if _e7870 {
+            let _e7874 = (i32(local_index) % 32i);
+            let _e7876 = i32(local_index);
+            let _e7880 = (_e7874 ^ 1i);
+            let _e7885 = ((_e7876 - _e7874) + _e7880);
+            let _e7888 = (((_e7880 >= 0i) && (_e7880 < 32i)) && (_e7885 < 60i));
+            let _e7889 = select(_e7876, _e7885, _e7888);
+            let _e7893 = lane_active[bitcast<u32>(_e7889)];
+            let _e7900 = lane_values[bitcast<u32>(_e7889)];
+            let _e7904 = lane_values[bitcast<u32>(_e7876)];
+            r1076_ = select(_e7904, _e7900, (_e7888 && (_e7893 != 0u)));
+        }
+        let _e7908 = active_1176_;
+        if _e7908 {
+            let _e7910 = r1075_;
+            r116_ = _e7910;
+            let _e7913 = r1076_;
+            r270_ = _e7913;
+            let _e7916 = s_u002e_lo_115_;
+            let _e7918 = r116_;
+            r1077_ = (_e7916 + _e7918);
+            let _e7922 = r1077_;
+            let _e7924 = s_u002e_lo_115_;
+            r1078_ = (_e7922 < _e7924);
+            let _e7928 = r1078_;
+            r1079_ = u32(_e7928);
+            let _e7932 = s_u002e_hi_269_;
+            let _e7934 = r270_;
+            r1080_ = (_e7932 + _e7934);
+            let _e7938 = r1080_;
+            let _e7940 = r1079_;
+            r1081_ = (_e7938 + _e7940);
+            let _e7944 = r1077_;
+            r117_ = _e7944;
+            let _e7947 = r1081_;
+            r271_ = _e7947;
+            let _e7950 = r117_;
+            s_u002e_lo_115_ = _e7950;
+            let _e7953 = r271_;
+            s_u002e_hi_269_ = _e7953;
+            let _e7956 = s_u002e_lo_115_;
+            r1082_ = (_e7956 + 7u);
+            let _e7961 = r1082_;
+            let _e7963 = s_u002e_lo_115_;
+            r1083_ = (_e7961 < _e7963);
+            let _e7967 = r1083_;
+            r1084_ = u32(_e7967);
+            let _e7971 = s_u002e_hi_269_;
+            r1085_ = (_e7971 + 0u);
+            let _e7976 = r1085_;
+            let _e7978 = r1084_;
+            r1086_ = (_e7976 + _e7978);
+            let _e7982 = r1082_;
+            r118_ = _e7982;
+            let _e7985 = r1086_;
+            r272_ = _e7985;
         }
         workgroupBarrier();
-        let _e11148 = r272_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11148);
-        let _e11159 = active_1176_;
-        lane_active[local_index] = u32(_e11159);
+        let _e7988 = r118_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e7988);
+        let _e7999 = active_1176_;
+        lane_active[local_index] = u32(_e7999);
         workgroupBarrier();
-        let _e11162 = active_1176_;
-        if _e11162 {
-            let _e11166 = (i32(local_index) % 32i);
-            let _e11168 = i32(local_index);
-            let _e11172 = (_e11166 + 3i);
-            let _e11177 = ((_e11168 - _e11166) + _e11172);
-            let _e11180 = (((_e11172 >= 0i) && (_e11172 < 32i)) && (_e11177 < 60i));
-            let _e11181 = select(_e11168, _e11177, _e11180);
-            let _e11185 = lane_active[bitcast<u32>(_e11181)];
-            let _e11192 = lane_values[bitcast<u32>(_e11181)];
-            let _e11196 = lane_values[bitcast<u32>(_e11168)];
-            r1088_ = select(_e11196, _e11192, (_e11180 && (_e11185 != 0u)));
+        let _e8002 = active_1176_;
+        if _e8002 {
+            let _e8006 = (i32(local_index) % 32i);
+            let _e8008 = i32(local_index);
+            let _e8012 = (_e8006 + 3i);
+            let _e8017 = ((_e8008 - _e8006) + _e8012);
+            let _e8020 = (((_e8012 >= 0i) && (_e8012 < 32i)) && (_e8017 < 60i));
+            let _e8021 = select(_e8008, _e8017, _e8020);
+            let _e8025 = lane_active[bitcast<u32>(_e8021)];
+            let _e8032 = lane_values[bitcast<u32>(_e8021)];
+            let _e8036 = lane_values[bitcast<u32>(_e8008)];
+            r1087_ = select(_e8036, _e8032, (_e8020 && (_e8025 != 0u)));
         }
-        let _e11200 = active_1176_;
-        if _e11200 {
-            let _e11202 = r1087_;
-            r119_ = _e11202;
+        workgroupBarrier();
+        let _e8040 = r272_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e8040);
+        let _e8051 = active_1176_;
+        lane_active[local_index] = u32(_e8051);
+        workgroupBarrier();
+        let _e8054 = active_1176_;
+        if _e8054 {
+            let _e8058 = (i32(local_index) % 32i);
+            let _e8060 = i32(local_index);
+            let _e8064 = (_e8058 + 3i);
+            let _e8069 = ((_e8060 - _e8058) + _e8064);
+            let _e8072 = (((_e8064 >= 0i) && (_e8064 < 32i)) && (_e8069 < 60i));
+            let _e8073 = select(_e8060, _e8069, _e8072);
+            let _e8077 = lane_active[bitcast<u32>(_e8073)];
+            let _e8084 = lane_values[bitcast<u32>(_e8073)];
+            let _e8088 = lane_values[bitcast<u32>(_e8060)];
+            r1088_ = select(_e8088, _e8084, (_e8072 && (_e8077 != 0u)));
         }
-        let _e11205 = active_1176_;
-        if _e11205 {
-            let _e11207 = r1088_;
-            r273_ = _e11207;
-        }
-        let _e11210 = active_1176_;
-        if _e11210 {
-            let _e11212 = r119_;
-            q_u002e_lo_120_ = _e11212;
-        }
-        let _e11215 = active_1176_;
-        if _e11215 {
-            let _e11217 = r273_;
-            q_u002e_hi_274_ = _e11217;
-        }
-        let _e11220 = active_1176_;
-        if _e11220 {
+        let _e8092 = active_1176_;
+        if _e8092 {
+            let _e8094 = r1087_;
+            r119_ = _e8094;
+            let _e8097 = r1088_;
+            r273_ = _e8097;
+            let _e8100 = r119_;
+            q_u002e_lo_120_ = _e8100;
+            let _e8103 = r273_;
+            q_u002e_hi_274_ = _e8103;
             r121_ = 0u;
-        }
-        let _e11224 = active_1176_;
-        if _e11224 {
             r275_ = 0u;
-        }
-        let _e11228 = active_1176_;
-        if _e11228 {
             av_u002e_lo_122_ = 0u;
-        }
-        let _e11232 = active_1176_;
-        if _e11232 {
             av_u002e_hi_276_ = 0u;
-        }
-        let _e11236 = active_1176_;
-        if _e11236 {
-            let _e11239 = params.N;
-            r123_ = _e11239;
-        }
-        let _e11242 = active_1176_;
-        if _e11242 {
-            let _e11244 = i_5_;
-            let _e11246 = r123_;
-            r124_ = (_e11244 < _e11246);
-        }
-        let _e11250 = active_1176_;
-        saved_1197_ = _e11250;
-        let _e11253 = r124_;
-        let _e11255 = saved_1197_;
-        let _e11256 = (_e11255 && _e11253);
-        taken_1198_ = _e11256;
-        active_1176_ = _e11256;
-        {
-            let _e11260 = active_1176_;
-            if _e11260 {
-                let _e11266 = i_5_;
-                let _e11273 = A[bitcast<u32>(((_e11266 * 2i) + 0i))];
-                r125_ = _e11273;
+            let _e8115 = params.N;
+            r123_ = _e8115;
+            let _e8118 = i_5_;
+            let _e8120 = r123_;
+            r124_ = (_e8118 < _e8120);
+            let _e8124 = r124_;
+            if _e8124 {
+                let _e8130 = i_5_;
+                let _e8137 = A[bitcast<u32>(((_e8130 * 2i) + 0i))];
+                r125_ = _e8137;
+                let _e8144 = i_5_;
+                let _e8151 = A[bitcast<u32>(((_e8144 * 2i) + 1i))];
+                r277_ = _e8151;
+                let _e8154 = r125_;
+                av_u002e_lo_122_ = _e8154;
+                let _e8157 = r277_;
+                av_u002e_hi_276_ = _e8157;
             }
-            let _e11276 = active_1176_;
-            if _e11276 {
-                let _e11282 = i_5_;
-                let _e11289 = A[bitcast<u32>(((_e11282 * 2i) + 1i))];
-                r277_ = _e11289;
-            }
-            let _e11292 = active_1176_;
-            if _e11292 {
-                let _e11294 = r125_;
-                av_u002e_lo_122_ = _e11294;
-            }
-            let _e11297 = active_1176_;
-            if _e11297 {
-                let _e11299 = r277_;
-                av_u002e_hi_276_ = _e11299;
-            }
-        }
-        let _e11302 = saved_1197_;
-        let _e11304 = taken_1198_;
-        let _e11308 = exited_1177_;
-        active_1176_ = ((_e11302 && !(_e11304)) && !(_e11308));
-        {
-        }
-        let _e11313 = saved_1197_;
-        let _e11315 = exited_1177_;
-        active_1176_ = (_e11313 && !(_e11315));
-        let _e11320 = active_1176_;
-        if _e11320 {
-            let _e11322 = av_u002e_lo_122_;
-            r126_ = _e11322;
-        }
-        let _e11325 = active_1176_;
-        if _e11325 {
-            let _e11327 = av_u002e_hi_276_;
-            r278_ = _e11327;
-        }
-        let _e11330 = active_1176_;
-        if _e11330 {
+            let _e8160 = av_u002e_lo_122_;
+            r126_ = _e8160;
+            let _e8163 = av_u002e_hi_276_;
+            r278_ = _e8163;
             r127_ = (i32(local_index) % 32i);
-        }
-        let _e11337 = active_1176_;
-        if _e11337 {
             r128_ = 32i;
+            let _e8173 = r128_;
+            r129_ = (_e8173 >> bitcast<u32>(1i));
         }
-        let _e11341 = active_1176_;
-        if _e11341 {
-            let _e11343 = r128_;
-            r129_ = (_e11343 >> bitcast<u32>(1i));
-        }
-        let _e11349 = active_1176_;
-        entry_1199_ = _e11349;
-        broken_1200_ = false;
+        let _e8179 = active_1176_;
+        entry_1179_ = _e8179;
+        broken_1180_ = false;
         loop {
-            continued_1201_ = false;
-            let _e11356 = entry_1199_;
-            let _e11358 = exited_1177_;
-            let _e11360 = broken_1200_;
-            let _e11362 = continued_1201_;
-            active_1176_ = (_e11356 && !((_e11358 || (_e11360 || _e11362))));
-            let _e11369 = vote_number_1178_;
-            vote_number_1178_ = (_e11369 + 1u);
-            let _e11374 = active_1176_;
-            if _e11374 {
-                let _e11377 = vote_number_1178_;
-                atomicMax((&workgroup_votes), _e11377);
+            continued_1181_ = false;
+            let _e8186 = entry_1179_;
+            let _e8188 = exited_1177_;
+            let _e8190 = broken_1180_;
+            let _e8192 = continued_1181_;
+            active_1176_ = (_e8186 && !((_e8188 || (_e8190 || _e8192))));
+            let _e8199 = vote_number_1178_;
+            vote_number_1178_ = (_e8199 + 1u);
+            let _e8204 = active_1176_;
+            if _e8204 {
+                let _e8207 = vote_number_1178_;
+                atomicMax((&workgroup_votes), _e8207);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e11382 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e11382;
+                let _e8212 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e8212;
             }
-            let _e11385 = workgroupUniformLoad((&workgroup_any));
-            let _e11387 = vote_number_1178_;
-            if (u32((_e11385 == _e11387)) == 0u) {
+            let _e8215 = workgroupUniformLoad((&workgroup_any));
+            let _e8217 = vote_number_1178_;
+            if (u32((_e8215 == _e8217)) == 0u) {
                 break;
             }
             {
-                let _e11393 = active_1176_;
-                if _e11393 {
-                    let _e11395 = r129_;
-                    r130_ = (_e11395 < 1i);
+                let _e8223 = active_1176_;
+                if _e8223 {
+                    let _e8225 = r129_;
+                    r130_ = (_e8225 < 1i);
                 }
-                let _e11400 = active_1176_;
-                saved_1202_ = _e11400;
-                let _e11403 = r130_;
-                let _e11405 = saved_1202_;
-                let _e11406 = (_e11405 && _e11403);
-                taken_1203_ = _e11406;
-                active_1176_ = _e11406;
+                let _e8230 = active_1176_;
+                saved_1182_ = _e8230;
+                let _e8233 = r130_;
+                let _e8235 = saved_1182_;
+                let _e8236 = (_e8235 && _e8233);
+                taken_1183_ = _e8236;
+                active_1176_ = _e8236;
                 {
-                    let _e11410 = active_1176_;
-                    let _e11412 = broken_1200_;
-                    broken_1200_ = (_e11412 || _e11410);
+                    let _e8240 = active_1176_;
+                    let _e8242 = broken_1180_;
+                    broken_1180_ = (_e8242 || _e8240);
                     active_1176_ = false;
                 }
-                let _e11418 = saved_1202_;
-                let _e11420 = taken_1203_;
-                let _e11424 = exited_1177_;
-                let _e11426 = broken_1200_;
-                let _e11428 = continued_1201_;
-                active_1176_ = ((_e11418 && !(_e11420)) && !((_e11424 || (_e11426 || _e11428))));
+                let _e8248 = saved_1182_;
+                let _e8250 = taken_1183_;
+                let _e8254 = exited_1177_;
+                let _e8256 = broken_1180_;
+                let _e8258 = continued_1181_;
+                active_1176_ = ((_e8248 && !(_e8250)) && !((_e8254 || (_e8256 || _e8258))));
                 {
                 }
-                let _e11435 = saved_1202_;
-                let _e11437 = exited_1177_;
-                let _e11439 = broken_1200_;
-                let _e11441 = continued_1201_;
-                active_1176_ = (_e11435 && !((_e11437 || (_e11439 || _e11441))));
+                let _e8265 = saved_1182_;
+                let _e8267 = exited_1177_;
+                let _e8269 = broken_1180_;
+                let _e8271 = continued_1181_;
+                active_1176_ = (_e8265 && !((_e8267 || (_e8269 || _e8271))));
                 workgroupBarrier();
-                let _e11448 = r126_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11448);
-                let _e11459 = active_1176_;
-                lane_active[local_index] = u32(_e11459);
+                let _e8278 = r126_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e8278);
+                let _e8289 = active_1176_;
+                lane_active[local_index] = u32(_e8289);
                 workgroupBarrier();
-                let _e11462 = active_1176_;
-                if _e11462 {
-                    let _e11466 = (i32(local_index) % 32i);
-                    let _e11468 = i32(local_index);
-                    let _e11471 = r129_;
-                    let _e11473 = (_e11466 + _e11471);
-                    let _e11478 = ((_e11468 - _e11466) + _e11473);
-                    let _e11481 = (((_e11473 >= 0i) && (_e11473 < 32i)) && (_e11478 < 60i));
-                    let _e11482 = select(_e11468, _e11478, _e11481);
-                    let _e11486 = lane_active[bitcast<u32>(_e11482)];
-                    let _e11493 = lane_values[bitcast<u32>(_e11482)];
-                    let _e11497 = lane_values[bitcast<u32>(_e11468)];
-                    r1089_ = select(_e11497, _e11493, (_e11481 && (_e11486 != 0u)));
+                let _e8292 = active_1176_;
+                if _e8292 {
+                    let _e8296 = (i32(local_index) % 32i);
+                    let _e8298 = i32(local_index);
+                    let _e8301 = r129_;
+                    let _e8303 = (_e8296 + _e8301);
+                    let _e8308 = ((_e8298 - _e8296) + _e8303);
+                    let _e8311 = (((_e8303 >= 0i) && (_e8303 < 32i)) && (_e8308 < 60i));
+                    let _e8312 = select(_e8298, _e8308, _e8311);
+                    let _e8316 = lane_active[bitcast<u32>(_e8312)];
+                    let _e8323 = lane_values[bitcast<u32>(_e8312)];
+                    let _e8327 = lane_values[bitcast<u32>(_e8298)];
+                    r1089_ = select(_e8327, _e8323, (_e8311 && (_e8316 != 0u)));
                 }
                 workgroupBarrier();
-                let _e11501 = r278_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11501);
-                let _e11512 = active_1176_;
-                lane_active[local_index] = u32(_e11512);
+                let _e8331 = r278_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e8331);
+                let _e8342 = active_1176_;
+                lane_active[local_index] = u32(_e8342);
                 workgroupBarrier();
-                let _e11515 = active_1176_;
-                if _e11515 {
-                    let _e11519 = (i32(local_index) % 32i);
-                    let _e11521 = i32(local_index);
-                    let _e11524 = r129_;
-                    let _e11526 = (_e11519 + _e11524);
-                    let _e11531 = ((_e11521 - _e11519) + _e11526);
-                    let _e11534 = (((_e11526 >= 0i) && (_e11526 < 32i)) && (_e11531 < 60i));
-                    let _e11535 = select(_e11521, _e11531, _e11534);
-                    let _e11539 = lane_active[bitcast<u32>(_e11535)];
-                    let _e11546 = lane_values[bitcast<u32>(_e11535)];
-                    let _e11550 = lane_values[bitcast<u32>(_e11521)];
-                    r1090_ = select(_e11550, _e11546, (_e11534 && (_e11539 != 0u)));
+                let _e8345 = active_1176_;
+                if _e8345 {
+                    let _e8349 = (i32(local_index) % 32i);
+                    let _e8351 = i32(local_index);
+                    let _e8354 = r129_;
+                    let _e8356 = (_e8349 + _e8354);
+                    let _e8361 = ((_e8351 - _e8349) + _e8356);
+                    let _e8364 = (((_e8356 >= 0i) && (_e8356 < 32i)) && (_e8361 < 60i));
+                    let _e8365 = select(_e8351, _e8361, _e8364);
+                    let _e8369 = lane_active[bitcast<u32>(_e8365)];
+                    let _e8376 = lane_values[bitcast<u32>(_e8365)];
+                    let _e8380 = lane_values[bitcast<u32>(_e8351)];
+                    r1090_ = select(_e8380, _e8376, (_e8364 && (_e8369 != 0u)));
                 }
-                let _e11554 = active_1176_;
-                if _e11554 {
-                    let _e11556 = r1089_;
-                    r131_ = _e11556;
-                }
-                let _e11559 = active_1176_;
-                if _e11559 {
-                    let _e11561 = r1090_;
-                    r279_ = _e11561;
-                }
-                let _e11564 = active_1176_;
-                if _e11564 {
-                    let _e11566 = r127_;
-                    let _e11568 = r129_;
-                    r132_ = (_e11566 + _e11568);
-                }
-                let _e11572 = active_1176_;
-                if _e11572 {
-                    let _e11574 = r132_;
-                    let _e11576 = r128_;
-                    r133_ = (_e11574 < _e11576);
-                }
-                let _e11580 = active_1176_;
-                if _e11580 {
+                let _e8384 = active_1176_;
+                if _e8384 {
+                    let _e8386 = r1089_;
+                    r131_ = _e8386;
+                    let _e8389 = r1090_;
+                    r279_ = _e8389;
+                    let _e8392 = r127_;
+                    let _e8394 = r129_;
+                    r132_ = (_e8392 + _e8394);
+                    let _e8398 = r132_;
+                    let _e8400 = r128_;
+                    r133_ = (_e8398 < _e8400);
                     r134_ = i32(local_index);
-                }
-                let _e11585 = active_1176_;
-                if _e11585 {
                     r135_ = 60i;
-                }
-                let _e11589 = active_1176_;
-                if _e11589 {
-                    let _e11591 = r134_;
-                    let _e11593 = r129_;
-                    r136_ = (_e11591 + _e11593);
-                }
-                let _e11597 = active_1176_;
-                if _e11597 {
-                    let _e11599 = r136_;
-                    let _e11601 = r135_;
-                    r137_ = (_e11599 < _e11601);
-                }
-                let _e11605 = active_1176_;
-                if _e11605 {
-                    let _e11607 = r133_;
-                    let _e11609 = r137_;
-                    r138_ = select(false, _e11609, _e11607);
-                }
-                let _e11614 = active_1176_;
-                if _e11614 {
-                    let _e11616 = r126_;
-                    let _e11618 = r131_;
-                    r1091_ = (_e11616 + _e11618);
-                }
-                let _e11622 = active_1176_;
-                if _e11622 {
-                    let _e11624 = r1091_;
-                    let _e11626 = r126_;
-                    r1092_ = (_e11624 < _e11626);
-                }
-                let _e11630 = active_1176_;
-                if _e11630 {
-                    let _e11632 = r1092_;
-                    r1093_ = u32(_e11632);
-                }
-                let _e11636 = active_1176_;
-                if _e11636 {
-                    let _e11638 = r278_;
-                    let _e11640 = r279_;
-                    r1094_ = (_e11638 + _e11640);
-                }
-                let _e11644 = active_1176_;
-                if _e11644 {
-                    let _e11646 = r1094_;
-                    let _e11648 = r1093_;
-                    r1095_ = (_e11646 + _e11648);
-                }
-                let _e11652 = active_1176_;
-                if _e11652 {
-                    let _e11654 = r1091_;
-                    r139_ = _e11654;
-                }
-                let _e11657 = active_1176_;
-                if _e11657 {
-                    let _e11659 = r1095_;
-                    r280_ = _e11659;
-                }
-                let _e11662 = active_1176_;
-                if _e11662 {
-                    let _e11664 = r138_;
-                    let _e11666 = r139_;
-                    let _e11668 = r126_;
-                    r1096_ = select(_e11668, _e11666, _e11664);
-                }
-                let _e11672 = active_1176_;
-                if _e11672 {
-                    let _e11674 = r138_;
-                    let _e11676 = r280_;
-                    let _e11678 = r278_;
-                    r1097_ = select(_e11678, _e11676, _e11674);
-                }
-                let _e11682 = active_1176_;
-                if _e11682 {
-                    let _e11684 = r1096_;
-                    r126_ = _e11684;
-                }
-                let _e11687 = active_1176_;
-                if _e11687 {
-                    let _e11689 = r1097_;
-                    r278_ = _e11689;
-                }
-                let _e11692 = active_1176_;
-                if _e11692 {
-                    let _e11694 = r129_;
-                    r129_ = (_e11694 >> bitcast<u32>(1i));
+                    let _e8409 = r134_;
+                    let _e8411 = r129_;
+                    r136_ = (_e8409 + _e8411);
+                    let _e8415 = r136_;
+                    let _e8417 = r135_;
+                    r137_ = (_e8415 < _e8417);
+                    let _e8421 = r133_;
+                    let _e8423 = r137_;
+                    r138_ = select(false, _e8423, _e8421);
+                    let _e8428 = r126_;
+                    let _e8430 = r131_;
+                    r1091_ = (_e8428 + _e8430);
+                    let _e8434 = r1091_;
+                    let _e8436 = r126_;
+                    r1092_ = (_e8434 < _e8436);
+                    let _e8440 = r1092_;
+                    r1093_ = u32(_e8440);
+                    let _e8444 = r278_;
+                    let _e8446 = r279_;
+                    r1094_ = (_e8444 + _e8446);
+                    let _e8450 = r1094_;
+                    let _e8452 = r1093_;
+                    r1095_ = (_e8450 + _e8452);
+                    let _e8456 = r1091_;
+                    r139_ = _e8456;
+                    let _e8459 = r1095_;
+                    r280_ = _e8459;
+                    let _e8462 = r138_;
+                    let _e8464 = r139_;
+                    let _e8466 = r126_;
+                    r1096_ = select(_e8466, _e8464, _e8462);
+                    let _e8470 = r138_;
+                    let _e8472 = r280_;
+                    let _e8474 = r278_;
+                    r1097_ = select(_e8474, _e8472, _e8470);
+                    let _e8478 = r1096_;
+                    r126_ = _e8478;
+                    let _e8481 = r1097_;
+                    r278_ = _e8481;
+                    let _e8484 = r129_;
+                    r129_ = (_e8484 >> bitcast<u32>(1i));
                 }
             }
             continuing {
-                let _e11700 = entry_1199_;
-                continued_1201_ = false;
-                let _e11704 = exited_1177_;
-                let _e11706 = broken_1200_;
-                let _e11708 = continued_1201_;
-                active_1176_ = (_e11700 && !((_e11704 || (_e11706 || _e11708))));
+                let _e8490 = entry_1179_;
+                continued_1181_ = false;
+                let _e8494 = exited_1177_;
+                let _e8496 = broken_1180_;
+                let _e8498 = continued_1181_;
+                active_1176_ = (_e8490 && !((_e8494 || (_e8496 || _e8498))));
                 {
                 }
             }
         }
-        let _e11715 = entry_1199_;
-        let _e11717 = exited_1177_;
-        active_1176_ = (_e11715 && !(_e11717));
+        let _e8505 = entry_1179_;
+        let _e8507 = exited_1177_;
+        active_1176_ = (_e8505 && !(_e8507));
         workgroupBarrier();
-        let _e11722 = r126_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11722);
-        let _e11733 = active_1176_;
-        lane_active[local_index] = u32(_e11733);
+        let _e8512 = r126_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e8512);
+        let _e8523 = active_1176_;
+        lane_active[local_index] = u32(_e8523);
         workgroupBarrier();
-        let _e11736 = active_1176_;
-        if _e11736 {
-            let _e11742 = i32(local_index);
-            let _e11748 = (((0i % 32i) + 32i) % 32i);
-            let _e11753 = ((_e11742 - (i32(local_index) % 32i)) + _e11748);
-            let _e11756 = (((_e11748 >= 0i) && (_e11748 < 32i)) && (_e11753 < 60i));
-            let _e11757 = select(_e11742, _e11753, _e11756);
-            let _e11761 = lane_active[bitcast<u32>(_e11757)];
-            let _e11768 = lane_values[bitcast<u32>(_e11757)];
-            let _e11772 = lane_values[bitcast<u32>(_e11742)];
-            r1098_ = select(_e11772, _e11768, (_e11756 && (_e11761 != 0u)));
+        let _e8526 = active_1176_;
+        if _e8526 {
+            let _e8532 = i32(local_index);
+            let _e8538 = (((0i % 32i) + 32i) % 32i);
+            let _e8543 = ((_e8532 - (i32(local_index) % 32i)) + _e8538);
+            let _e8546 = (((_e8538 >= 0i) && (_e8538 < 32i)) && (_e8543 < 60i));
+            let _e8547 = select(_e8532, _e8543, _e8546);
+            let _e8551 = lane_active[bitcast<u32>(_e8547)];
+            let _e8558 = lane_values[bitcast<u32>(_e8547)];
+            let _e8562 = lane_values[bitcast<u32>(_e8532)];
+            r1098_ = select(_e8562, _e8558, (_e8546 && (_e8551 != 0u)));
         }
         workgroupBarrier();
-        let _e11776 = r278_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11776);
-        let _e11787 = active_1176_;
-        lane_active[local_index] = u32(_e11787);
+        let _e8566 = r278_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e8566);
+        let _e8577 = active_1176_;
+        lane_active[local_index] = u32(_e8577);
         workgroupBarrier();
-        let _e11790 = active_1176_;
-        if _e11790 {
-            let _e11796 = i32(local_index);
-            let _e11802 = (((0i % 32i) + 32i) % 32i);
-            let _e11807 = ((_e11796 - (i32(local_index) % 32i)) + _e11802);
-            let _e11810 = (((_e11802 >= 0i) && (_e11802 < 32i)) && (_e11807 < 60i));
-            let _e11811 = select(_e11796, _e11807, _e11810);
-            let _e11815 = lane_active[bitcast<u32>(_e11811)];
-            let _e11822 = lane_values[bitcast<u32>(_e11811)];
-            let _e11826 = lane_values[bitcast<u32>(_e11796)];
-            r1099_ = select(_e11826, _e11822, (_e11810 && (_e11815 != 0u)));
+        let _e8580 = active_1176_;
+        if _e8580 {
+            let _e8586 = i32(local_index);
+            let _e8592 = (((0i % 32i) + 32i) % 32i);
+            let _e8597 = ((_e8586 - (i32(local_index) % 32i)) + _e8592);
+            let _e8600 = (((_e8592 >= 0i) && (_e8592 < 32i)) && (_e8597 < 60i));
+            let _e8601 = select(_e8586, _e8597, _e8600);
+            let _e8605 = lane_active[bitcast<u32>(_e8601)];
+            let _e8612 = lane_values[bitcast<u32>(_e8601)];
+            let _e8616 = lane_values[bitcast<u32>(_e8586)];
+            r1099_ = select(_e8616, _e8612, (_e8600 && (_e8605 != 0u)));
         }
-        let _e11830 = active_1176_;
-        if _e11830 {
-            let _e11832 = r1098_;
-            r140_ = _e11832;
-        }
-        let _e11835 = active_1176_;
-        if _e11835 {
-            let _e11837 = r1099_;
-            r281_ = _e11837;
-        }
-        let _e11840 = active_1176_;
-        if _e11840 {
-            let _e11842 = av_u002e_lo_122_;
-            r141_ = _e11842;
-        }
-        let _e11845 = active_1176_;
-        if _e11845 {
-            let _e11847 = av_u002e_hi_276_;
-            r282_ = _e11847;
-        }
-        let _e11850 = active_1176_;
-        if _e11850 {
+        let _e8620 = active_1176_;
+        if _e8620 {
+            let _e8622 = r1098_;
+            r140_ = _e8622;
+            let _e8625 = r1099_;
+            r281_ = _e8625;
+            let _e8628 = av_u002e_lo_122_;
+            r141_ = _e8628;
+            let _e8631 = av_u002e_hi_276_;
+            r282_ = _e8631;
             r142_ = (i32(local_index) % 32i);
-        }
-        let _e11857 = active_1176_;
-        if _e11857 {
             r143_ = 32i;
+            let _e8641 = r143_;
+            r144_ = (_e8641 >> bitcast<u32>(1i));
         }
-        let _e11861 = active_1176_;
-        if _e11861 {
-            let _e11863 = r143_;
-            r144_ = (_e11863 >> bitcast<u32>(1i));
-        }
-        let _e11869 = active_1176_;
-        entry_1204_ = _e11869;
-        broken_1205_ = false;
+        let _e8647 = active_1176_;
+        entry_1184_ = _e8647;
+        broken_1185_ = false;
         loop {
-            continued_1206_ = false;
-            let _e11876 = entry_1204_;
-            let _e11878 = exited_1177_;
-            let _e11880 = broken_1205_;
-            let _e11882 = continued_1206_;
-            active_1176_ = (_e11876 && !((_e11878 || (_e11880 || _e11882))));
-            let _e11889 = vote_number_1178_;
-            vote_number_1178_ = (_e11889 + 1u);
-            let _e11894 = active_1176_;
-            if _e11894 {
-                let _e11897 = vote_number_1178_;
-                atomicMax((&workgroup_votes), _e11897);
+            continued_1186_ = false;
+            let _e8654 = entry_1184_;
+            let _e8656 = exited_1177_;
+            let _e8658 = broken_1185_;
+            let _e8660 = continued_1186_;
+            active_1176_ = (_e8654 && !((_e8656 || (_e8658 || _e8660))));
+            let _e8667 = vote_number_1178_;
+            vote_number_1178_ = (_e8667 + 1u);
+            let _e8672 = active_1176_;
+            if _e8672 {
+                let _e8675 = vote_number_1178_;
+                atomicMax((&workgroup_votes), _e8675);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e11902 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e11902;
+                let _e8680 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e8680;
             }
-            let _e11905 = workgroupUniformLoad((&workgroup_any));
-            let _e11907 = vote_number_1178_;
-            if (u32((_e11905 == _e11907)) == 0u) {
+            let _e8683 = workgroupUniformLoad((&workgroup_any));
+            let _e8685 = vote_number_1178_;
+            if (u32((_e8683 == _e8685)) == 0u) {
                 break;
             }
             {
-                let _e11913 = active_1176_;
-                if _e11913 {
-                    let _e11915 = r144_;
-                    r145_ = (_e11915 < 1i);
+                let _e8691 = active_1176_;
+                if _e8691 {
+                    let _e8693 = r144_;
+                    r145_ = (_e8693 < 1i);
                 }
-                let _e11920 = active_1176_;
-                saved_1207_ = _e11920;
-                let _e11923 = r145_;
-                let _e11925 = saved_1207_;
-                let _e11926 = (_e11925 && _e11923);
-                taken_1208_ = _e11926;
-                active_1176_ = _e11926;
+                let _e8698 = active_1176_;
+                saved_1187_ = _e8698;
+                let _e8701 = r145_;
+                let _e8703 = saved_1187_;
+                let _e8704 = (_e8703 && _e8701);
+                taken_1188_ = _e8704;
+                active_1176_ = _e8704;
                 {
-                    let _e11930 = active_1176_;
-                    let _e11932 = broken_1205_;
-                    broken_1205_ = (_e11932 || _e11930);
+                    let _e8708 = active_1176_;
+                    let _e8710 = broken_1185_;
+                    broken_1185_ = (_e8710 || _e8708);
                     active_1176_ = false;
                 }
-                let _e11938 = saved_1207_;
-                let _e11940 = taken_1208_;
-                let _e11944 = exited_1177_;
-                let _e11946 = broken_1205_;
-                let _e11948 = continued_1206_;
-                active_1176_ = ((_e11938 && !(_e11940)) && !((_e11944 || (_e11946 || _e11948))));
+                let _e8716 = saved_1187_;
+                let _e8718 = taken_1188_;
+                let _e8722 = exited_1177_;
+                let _e8724 = broken_1185_;
+                let _e8726 = continued_1186_;
+                active_1176_ = ((_e8716 && !(_e8718)) && !((_e8722 || (_e8724 || _e8726))));
                 {
                 }
-                let _e11955 = saved_1207_;
-                let _e11957 = exited_1177_;
-                let _e11959 = broken_1205_;
-                let _e11961 = continued_1206_;
-                active_1176_ = (_e11955 && !((_e11957 || (_e11959 || _e11961))));
+                let _e8733 = saved_1187_;
+                let _e8735 = exited_1177_;
+                let _e8737 = broken_1185_;
+                let _e8739 = continued_1186_;
+                active_1176_ = (_e8733 && !((_e8735 || (_e8737 || _e8739))));
                 workgroupBarrier();
-                let _e11968 = r141_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e11968);
-                let _e11979 = active_1176_;
-                lane_active[local_index] = u32(_e11979);
+                let _e8746 = r141_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e8746);
+                let _e8757 = active_1176_;
+                lane_active[local_index] = u32(_e8757);
                 workgroupBarrier();
-                let _e11982 = active_1176_;
-                if _e11982 {
-                    let _e11986 = (i32(local_index) % 32i);
-                    let _e11988 = i32(local_index);
-                    let _e11991 = r144_;
-                    let _e11993 = (_e11986 + _e11991);
-                    let _e11998 = ((_e11988 - _e11986) + _e11993);
-                    let _e12001 = (((_e11993 >= 0i) && (_e11993 < 32i)) && (_e11998 < 60i));
-                    let _e12002 = select(_e11988, _e11998, _e12001);
-                    let _e12006 = lane_active[bitcast<u32>(_e12002)];
-                    let _e12013 = lane_values[bitcast<u32>(_e12002)];
-                    let _e12017 = lane_values[bitcast<u32>(_e11988)];
-                    r1100_ = select(_e12017, _e12013, (_e12001 && (_e12006 != 0u)));
+                let _e8760 = active_1176_;
+                if _e8760 {
+                    let _e8764 = (i32(local_index) % 32i);
+                    let _e8766 = i32(local_index);
+                    let _e8769 = r144_;
+                    let _e8771 = (_e8764 + _e8769);
+                    let _e8776 = ((_e8766 - _e8764) + _e8771);
+                    let _e8779 = (((_e8771 >= 0i) && (_e8771 < 32i)) && (_e8776 < 60i));
+                    let _e8780 = select(_e8766, _e8776, _e8779);
+                    let _e8784 = lane_active[bitcast<u32>(_e8780)];
+                    let _e8791 = lane_values[bitcast<u32>(_e8780)];
+                    let _e8795 = lane_values[bitcast<u32>(_e8766)];
+                    r1100_ = select(_e8795, _e8791, (_e8779 && (_e8784 != 0u)));
                 }
                 workgroupBarrier();
-                let _e12021 = r282_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12021);
-                let _e12032 = active_1176_;
-                lane_active[local_index] = u32(_e12032);
+                let _e8799 = r282_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e8799);
+                let _e8810 = active_1176_;
+                lane_active[local_index] = u32(_e8810);
                 workgroupBarrier();
-                let _e12035 = active_1176_;
-                if _e12035 {
-                    let _e12039 = (i32(local_index) % 32i);
-                    let _e12041 = i32(local_index);
-                    let _e12044 = r144_;
-                    let _e12046 = (_e12039 + _e12044);
-                    let _e12051 = ((_e12041 - _e12039) + _e12046);
-                    let _e12054 = (((_e12046 >= 0i) && (_e12046 < 32i)) && (_e12051 < 60i));
-                    let _e12055 = select(_e12041, _e12051, _e12054);
-                    let _e12059 = lane_active[bitcast<u32>(_e12055)];
-                    let _e12066 = lane_values[bitcast<u32>(_e12055)];
-                    let _e12070 = lane_values[bitcast<u32>(_e12041)];
-                    r1101_ = select(_e12070, _e12066, (_e12054 && (_e12059 != 0u)));
+                let _e8813 = active_1176_;
+                if _e8813 {
+                    let _e8817 = (i32(local_index) % 32i);
+                    let _e8819 = i32(local_index);
+                    let _e8822 = r144_;
+                    let _e8824 = (_e8817 + _e8822);
+                    let _e8829 = ((_e8819 - _e8817) + _e8824);
+                    let _e8832 = (((_e8824 >= 0i) && (_e8824 < 32i)) && (_e8829 < 60i));
+                    let _e8833 = select(_e8819, _e8829, _e8832);
+                    let _e8837 = lane_active[bitcast<u32>(_e8833)];
+                    let _e8844 = lane_values[bitcast<u32>(_e8833)];
+                    let _e8848 = lane_values[bitcast<u32>(_e8819)];
+                    r1101_ = select(_e8848, _e8844, (_e8832 && (_e8837 != 0u)));
                 }
-                let _e12074 = active_1176_;
-                if _e12074 {
-                    let _e12076 = r1100_;
-                    r146_ = _e12076;
-                }
-                let _e12079 = active_1176_;
-                if _e12079 {
-                    let _e12081 = r1101_;
-                    r283_ = _e12081;
-                }
-                let _e12084 = active_1176_;
-                if _e12084 {
-                    let _e12086 = r142_;
-                    let _e12088 = r144_;
-                    r147_ = (_e12086 + _e12088);
-                }
-                let _e12092 = active_1176_;
-                if _e12092 {
-                    let _e12094 = r147_;
-                    let _e12096 = r143_;
-                    r148_ = (_e12094 < _e12096);
-                }
-                let _e12100 = active_1176_;
-                if _e12100 {
+                let _e8852 = active_1176_;
+                if _e8852 {
+                    let _e8854 = r1100_;
+                    r146_ = _e8854;
+                    let _e8857 = r1101_;
+                    r283_ = _e8857;
+                    let _e8860 = r142_;
+                    let _e8862 = r144_;
+                    r147_ = (_e8860 + _e8862);
+                    let _e8866 = r147_;
+                    let _e8868 = r143_;
+                    r148_ = (_e8866 < _e8868);
                     r149_ = i32(local_index);
-                }
-                let _e12105 = active_1176_;
-                if _e12105 {
                     r150_ = 60i;
-                }
-                let _e12109 = active_1176_;
-                if _e12109 {
-                    let _e12111 = r149_;
-                    let _e12113 = r144_;
-                    r151_ = (_e12111 + _e12113);
-                }
-                let _e12117 = active_1176_;
-                if _e12117 {
-                    let _e12119 = r151_;
-                    let _e12121 = r150_;
-                    r152_ = (_e12119 < _e12121);
-                }
-                let _e12125 = active_1176_;
-                if _e12125 {
-                    let _e12127 = r148_;
-                    let _e12129 = r152_;
-                    r153_ = select(false, _e12129, _e12127);
-                }
-                let _e12134 = active_1176_;
-                if _e12134 {
-                    let _e12136 = r282_;
-                    r1102_ = bitcast<i32>(_e12136);
-                }
-                let _e12140 = active_1176_;
-                if _e12140 {
-                    let _e12142 = r283_;
-                    r1103_ = bitcast<i32>(_e12142);
-                }
-                let _e12146 = active_1176_;
-                if _e12146 {
-                    let _e12148 = r1102_;
-                    let _e12150 = r1103_;
-                    r1104_ = (_e12148 < _e12150);
-                }
-                let _e12154 = active_1176_;
-                if _e12154 {
-                    let _e12156 = r282_;
-                    let _e12158 = r283_;
-                    r1105_ = (_e12156 == _e12158);
-                }
-                let _e12162 = active_1176_;
-                if _e12162 {
-                    let _e12164 = r141_;
-                    let _e12166 = r146_;
-                    r1106_ = (_e12164 < _e12166);
-                }
-                let _e12170 = active_1176_;
-                if _e12170 {
-                    let _e12172 = r1105_;
-                    let _e12174 = r1106_;
-                    let _e12176 = r1104_;
-                    r1107_ = select(_e12176, _e12174, _e12172);
-                }
-                let _e12180 = active_1176_;
-                if _e12180 {
-                    let _e12182 = r1107_;
-                    let _e12184 = r146_;
-                    let _e12186 = r141_;
-                    r1108_ = select(_e12186, _e12184, _e12182);
-                }
-                let _e12190 = active_1176_;
-                if _e12190 {
-                    let _e12192 = r1107_;
-                    let _e12194 = r283_;
-                    let _e12196 = r282_;
-                    r1109_ = select(_e12196, _e12194, _e12192);
-                }
-                let _e12200 = active_1176_;
-                if _e12200 {
-                    let _e12202 = r1108_;
-                    r154_ = _e12202;
-                }
-                let _e12205 = active_1176_;
-                if _e12205 {
-                    let _e12207 = r1109_;
-                    r284_ = _e12207;
-                }
-                let _e12210 = active_1176_;
-                if _e12210 {
-                    let _e12212 = r153_;
-                    let _e12214 = r154_;
-                    let _e12216 = r141_;
-                    r1110_ = select(_e12216, _e12214, _e12212);
-                }
-                let _e12220 = active_1176_;
-                if _e12220 {
-                    let _e12222 = r153_;
-                    let _e12224 = r284_;
-                    let _e12226 = r282_;
-                    r1111_ = select(_e12226, _e12224, _e12222);
-                }
-                let _e12230 = active_1176_;
-                if _e12230 {
-                    let _e12232 = r1110_;
-                    r141_ = _e12232;
-                }
-                let _e12235 = active_1176_;
-                if _e12235 {
-                    let _e12237 = r1111_;
-                    r282_ = _e12237;
-                }
-                let _e12240 = active_1176_;
-                if _e12240 {
-                    let _e12242 = r144_;
-                    r144_ = (_e12242 >> bitcast<u32>(1i));
+                    let _e8877 = r149_;
+                    let _e8879 = r144_;
+                    r151_ = (_e8877 + _e8879);
+                    let _e8883 = r151_;
+                    let _e8885 = r150_;
+                    r152_ = (_e8883 < _e8885);
+                    let _e8889 = r148_;
+                    let _e8891 = r152_;
+                    r153_ = select(false, _e8891, _e8889);
+                    let _e8896 = r282_;
+                    r1102_ = bitcast<i32>(_e8896);
+                    let _e8900 = r283_;
+                    r1103_ = bitcast<i32>(_e8900);
+                    let _e8904 = r1102_;
+                    let _e8906 = r1103_;
+                    r1104_ = (_e8904 < _e8906);
+                    let _e8910 = r282_;
+                    let _e8912 = r283_;
+                    r1105_ = (_e8910 == _e8912);
+                    let _e8916 = r141_;
+                    let _e8918 = r146_;
+                    r1106_ = (_e8916 < _e8918);
+                    let _e8922 = r1105_;
+                    let _e8924 = r1106_;
+                    let _e8926 = r1104_;
+                    r1107_ = select(_e8926, _e8924, _e8922);
+                    let _e8930 = r1107_;
+                    let _e8932 = r146_;
+                    let _e8934 = r141_;
+                    r1108_ = select(_e8934, _e8932, _e8930);
+                    let _e8938 = r1107_;
+                    let _e8940 = r283_;
+                    let _e8942 = r282_;
+                    r1109_ = select(_e8942, _e8940, _e8938);
+                    let _e8946 = r1108_;
+                    r154_ = _e8946;
+                    let _e8949 = r1109_;
+                    r284_ = _e8949;
+                    let _e8952 = r153_;
+                    let _e8954 = r154_;
+                    let _e8956 = r141_;
+                    r1110_ = select(_e8956, _e8954, _e8952);
+                    let _e8960 = r153_;
+                    let _e8962 = r284_;
+                    let _e8964 = r282_;
+                    r1111_ = select(_e8964, _e8962, _e8960);
+                    let _e8968 = r1110_;
+                    r141_ = _e8968;
+                    let _e8971 = r1111_;
+                    r282_ = _e8971;
+                    let _e8974 = r144_;
+                    r144_ = (_e8974 >> bitcast<u32>(1i));
                 }
             }
             continuing {
-                let _e12248 = entry_1204_;
-                continued_1206_ = false;
-                let _e12252 = exited_1177_;
-                let _e12254 = broken_1205_;
-                let _e12256 = continued_1206_;
-                active_1176_ = (_e12248 && !((_e12252 || (_e12254 || _e12256))));
+                let _e8980 = entry_1184_;
+                continued_1186_ = false;
+                let _e8984 = exited_1177_;
+                let _e8986 = broken_1185_;
+                let _e8988 = continued_1186_;
+                active_1176_ = (_e8980 && !((_e8984 || (_e8986 || _e8988))));
                 {
                 }
             }
         }
-        let _e12263 = entry_1204_;
-        let _e12265 = exited_1177_;
-        active_1176_ = (_e12263 && !(_e12265));
+        let _e8995 = entry_1184_;
+        let _e8997 = exited_1177_;
+        active_1176_ = (_e8995 && !(_e8997));
         workgroupBarrier();
-        let _e12270 = r141_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12270);
-        let _e12281 = active_1176_;
-        lane_active[local_index] = u32(_e12281);
+        let _e9002 = r141_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e9002);
+        let _e9013 = active_1176_;
+        lane_active[local_index] = u32(_e9013);
         workgroupBarrier();
-        let _e12284 = active_1176_;
-        if _e12284 {
-            let _e12290 = i32(local_index);
-            let _e12296 = (((0i % 32i) + 32i) % 32i);
-            let _e12301 = ((_e12290 - (i32(local_index) % 32i)) + _e12296);
-            let _e12304 = (((_e12296 >= 0i) && (_e12296 < 32i)) && (_e12301 < 60i));
-            let _e12305 = select(_e12290, _e12301, _e12304);
-            let _e12309 = lane_active[bitcast<u32>(_e12305)];
-            let _e12316 = lane_values[bitcast<u32>(_e12305)];
-            let _e12320 = lane_values[bitcast<u32>(_e12290)];
-            r1112_ = select(_e12320, _e12316, (_e12304 && (_e12309 != 0u)));
+        let _e9016 = active_1176_;
+        if _e9016 {
+            let _e9022 = i32(local_index);
+            let _e9028 = (((0i % 32i) + 32i) % 32i);
+            let _e9033 = ((_e9022 - (i32(local_index) % 32i)) + _e9028);
+            let _e9036 = (((_e9028 >= 0i) && (_e9028 < 32i)) && (_e9033 < 60i));
+            let _e9037 = select(_e9022, _e9033, _e9036);
+            let _e9041 = lane_active[bitcast<u32>(_e9037)];
+            let _e9048 = lane_values[bitcast<u32>(_e9037)];
+            let _e9052 = lane_values[bitcast<u32>(_e9022)];
+            r1112_ = select(_e9052, _e9048, (_e9036 && (_e9041 != 0u)));
         }
         workgroupBarrier();
-        let _e12324 = r282_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12324);
-        let _e12335 = active_1176_;
-        lane_active[local_index] = u32(_e12335);
+        let _e9056 = r282_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e9056);
+        let _e9067 = active_1176_;
+        lane_active[local_index] = u32(_e9067);
         workgroupBarrier();
-        let _e12338 = active_1176_;
-        if _e12338 {
-            let _e12344 = i32(local_index);
-            let _e12350 = (((0i % 32i) + 32i) % 32i);
-            let _e12355 = ((_e12344 - (i32(local_index) % 32i)) + _e12350);
-            let _e12358 = (((_e12350 >= 0i) && (_e12350 < 32i)) && (_e12355 < 60i));
-            let _e12359 = select(_e12344, _e12355, _e12358);
-            let _e12363 = lane_active[bitcast<u32>(_e12359)];
-            let _e12370 = lane_values[bitcast<u32>(_e12359)];
-            let _e12374 = lane_values[bitcast<u32>(_e12344)];
-            r1113_ = select(_e12374, _e12370, (_e12358 && (_e12363 != 0u)));
+        let _e9070 = active_1176_;
+        if _e9070 {
+            let _e9076 = i32(local_index);
+            let _e9082 = (((0i % 32i) + 32i) % 32i);
+            let _e9087 = ((_e9076 - (i32(local_index) % 32i)) + _e9082);
+            let _e9090 = (((_e9082 >= 0i) && (_e9082 < 32i)) && (_e9087 < 60i));
+            let _e9091 = select(_e9076, _e9087, _e9090);
+            let _e9095 = lane_active[bitcast<u32>(_e9091)];
+            let _e9102 = lane_values[bitcast<u32>(_e9091)];
+            let _e9106 = lane_values[bitcast<u32>(_e9076)];
+            r1113_ = select(_e9106, _e9102, (_e9090 && (_e9095 != 0u)));
         }
-        let _e12378 = active_1176_;
-        if _e12378 {
-            let _e12380 = r1112_;
-            r155_ = _e12380;
-        }
-        let _e12383 = active_1176_;
-        if _e12383 {
-            let _e12385 = r1113_;
-            r285_ = _e12385;
-        }
-        let _e12388 = active_1176_;
-        if _e12388 {
-            let _e12390 = r140_;
-            let _e12392 = r155_;
-            r1114_ = (_e12390 ^ _e12392);
-        }
-        let _e12396 = active_1176_;
-        if _e12396 {
-            let _e12398 = r281_;
-            let _e12400 = r285_;
-            r1115_ = (_e12398 ^ _e12400);
-        }
-        let _e12404 = active_1176_;
-        if _e12404 {
-            let _e12406 = r1114_;
-            r156_ = _e12406;
-        }
-        let _e12409 = active_1176_;
-        if _e12409 {
-            let _e12411 = r1115_;
-            r286_ = _e12411;
-        }
-        let _e12414 = active_1176_;
-        if _e12414 {
-            let _e12416 = av_u002e_lo_122_;
-            r157_ = _e12416;
-        }
-        let _e12419 = active_1176_;
-        if _e12419 {
-            let _e12421 = av_u002e_hi_276_;
-            r287_ = _e12421;
-        }
-        let _e12424 = active_1176_;
-        if _e12424 {
+        let _e9110 = active_1176_;
+        if _e9110 {
+            let _e9112 = r1112_;
+            r155_ = _e9112;
+            let _e9115 = r1113_;
+            r285_ = _e9115;
+            let _e9118 = r140_;
+            let _e9120 = r155_;
+            r1114_ = (_e9118 ^ _e9120);
+            let _e9124 = r281_;
+            let _e9126 = r285_;
+            r1115_ = (_e9124 ^ _e9126);
+            let _e9130 = r1114_;
+            r156_ = _e9130;
+            let _e9133 = r1115_;
+            r286_ = _e9133;
+            let _e9136 = av_u002e_lo_122_;
+            r157_ = _e9136;
+            let _e9139 = av_u002e_hi_276_;
+            r287_ = _e9139;
             r158_ = (i32(local_index) % 32i);
-        }
-        let _e12431 = active_1176_;
-        if _e12431 {
             r159_ = 32i;
+            let _e9149 = r159_;
+            r160_ = (_e9149 >> bitcast<u32>(1i));
         }
-        let _e12435 = active_1176_;
-        if _e12435 {
-            let _e12437 = r159_;
-            r160_ = (_e12437 >> bitcast<u32>(1i));
-        }
-        let _e12443 = active_1176_;
-        entry_1209_ = _e12443;
-        broken_1210_ = false;
+        let _e9155 = active_1176_;
+        entry_1189_ = _e9155;
+        broken_1190_ = false;
         loop {
-            continued_1211_ = false;
-            let _e12450 = entry_1209_;
-            let _e12452 = exited_1177_;
-            let _e12454 = broken_1210_;
-            let _e12456 = continued_1211_;
-            active_1176_ = (_e12450 && !((_e12452 || (_e12454 || _e12456))));
-            let _e12463 = vote_number_1178_;
-            vote_number_1178_ = (_e12463 + 1u);
-            let _e12468 = active_1176_;
-            if _e12468 {
-                let _e12471 = vote_number_1178_;
-                atomicMax((&workgroup_votes), _e12471);
+            continued_1191_ = false;
+            let _e9162 = entry_1189_;
+            let _e9164 = exited_1177_;
+            let _e9166 = broken_1190_;
+            let _e9168 = continued_1191_;
+            active_1176_ = (_e9162 && !((_e9164 || (_e9166 || _e9168))));
+            let _e9175 = vote_number_1178_;
+            vote_number_1178_ = (_e9175 + 1u);
+            let _e9180 = active_1176_;
+            if _e9180 {
+                let _e9183 = vote_number_1178_;
+                atomicMax((&workgroup_votes), _e9183);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e12476 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e12476;
+                let _e9188 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e9188;
             }
-            let _e12479 = workgroupUniformLoad((&workgroup_any));
-            let _e12481 = vote_number_1178_;
-            if (u32((_e12479 == _e12481)) == 0u) {
+            let _e9191 = workgroupUniformLoad((&workgroup_any));
+            let _e9193 = vote_number_1178_;
+            if (u32((_e9191 == _e9193)) == 0u) {
                 break;
             }
             {
-                let _e12487 = active_1176_;
-                if _e12487 {
-                    let _e12489 = r160_;
-                    r161_ = (_e12489 < 1i);
+                let _e9199 = active_1176_;
+                if _e9199 {
+                    let _e9201 = r160_;
+                    r161_ = (_e9201 < 1i);
                 }
-                let _e12494 = active_1176_;
-                saved_1212_ = _e12494;
-                let _e12497 = r161_;
-                let _e12499 = saved_1212_;
-                let _e12500 = (_e12499 && _e12497);
-                taken_1213_ = _e12500;
-                active_1176_ = _e12500;
+                let _e9206 = active_1176_;
+                saved_1192_ = _e9206;
+                let _e9209 = r161_;
+                let _e9211 = saved_1192_;
+                let _e9212 = (_e9211 && _e9209);
+                taken_1193_ = _e9212;
+                active_1176_ = _e9212;
                 {
-                    let _e12504 = active_1176_;
-                    let _e12506 = broken_1210_;
-                    broken_1210_ = (_e12506 || _e12504);
+                    let _e9216 = active_1176_;
+                    let _e9218 = broken_1190_;
+                    broken_1190_ = (_e9218 || _e9216);
                     active_1176_ = false;
                 }
-                let _e12512 = saved_1212_;
-                let _e12514 = taken_1213_;
-                let _e12518 = exited_1177_;
-                let _e12520 = broken_1210_;
-                let _e12522 = continued_1211_;
-                active_1176_ = ((_e12512 && !(_e12514)) && !((_e12518 || (_e12520 || _e12522))));
+                let _e9224 = saved_1192_;
+                let _e9226 = taken_1193_;
+                let _e9230 = exited_1177_;
+                let _e9232 = broken_1190_;
+                let _e9234 = continued_1191_;
+                active_1176_ = ((_e9224 && !(_e9226)) && !((_e9230 || (_e9232 || _e9234))));
                 {
                 }
-                let _e12529 = saved_1212_;
-                let _e12531 = exited_1177_;
-                let _e12533 = broken_1210_;
-                let _e12535 = continued_1211_;
-                active_1176_ = (_e12529 && !((_e12531 || (_e12533 || _e12535))));
+                let _e9241 = saved_1192_;
+                let _e9243 = exited_1177_;
+                let _e9245 = broken_1190_;
+                let _e9247 = continued_1191_;
+                active_1176_ = (_e9241 && !((_e9243 || (_e9245 || _e9247))));
                 workgroupBarrier();
-                let _e12542 = r157_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12542);
-                let _e12553 = active_1176_;
-                lane_active[local_index] = u32(_e12553);
+                let _e9254 = r157_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e9254);
+                let _e9265 = active_1176_;
+                lane_active[local_index] = u32(_e9265);
                 workgroupBarrier();
-                let _e12556 = active_1176_;
-                if _e12556 {
-                    let _e12560 = (i32(local_index) % 32i);
-                    let _e12562 = i32(local_index);
-                    let _e12565 = r160_;
-                    let _e12567 = (_e12560 + _e12565);
-                    let _e12572 = ((_e12562 - _e12560) + _e12567);
-                    let _e12575 = (((_e12567 >= 0i) && (_e12567 < 32i)) && (_e12572 < 60i));
-                    let _e12576 = select(_e12562, _e12572, _e12575);
-                    let _e12580 = lane_active[bitcast<u32>(_e12576)];
-                    let _e12587 = lane_values[bitcast<u32>(_e12576)];
-                    let _e12591 = lane_values[bitcast<u32>(_e12562)];
-                    r1116_ = select(_e12591, _e12587, (_e12575 && (_e12580 != 0u)));
+                let _e9268 = active_1176_;
+                if _e9268 {
+                    let _e9272 = (i32(local_index) % 32i);
+                    let _e9274 = i32(local_index);
+                    let _e9277 = r160_;
+                    let _e9279 = (_e9272 + _e9277);
+                    let _e9284 = ((_e9274 - _e9272) + _e9279);
+                    let _e9287 = (((_e9279 >= 0i) && (_e9279 < 32i)) && (_e9284 < 60i));
+                    let _e9288 = select(_e9274, _e9284, _e9287);
+                    let _e9292 = lane_active[bitcast<u32>(_e9288)];
+                    let _e9299 = lane_values[bitcast<u32>(_e9288)];
+                    let _e9303 = lane_values[bitcast<u32>(_e9274)];
+                    r1116_ = select(_e9303, _e9299, (_e9287 && (_e9292 != 0u)));
                 }
                 workgroupBarrier();
-                let _e12595 = r287_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12595);
-                let _e12606 = active_1176_;
-                lane_active[local_index] = u32(_e12606);
+                let _e9307 = r287_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e9307);
+                let _e9318 = active_1176_;
+                lane_active[local_index] = u32(_e9318);
                 workgroupBarrier();
-                let _e12609 = active_1176_;
-                if _e12609 {
-                    let _e12613 = (i32(local_index) % 32i);
-                    let _e12615 = i32(local_index);
-                    let _e12618 = r160_;
-                    let _e12620 = (_e12613 + _e12618);
-                    let _e12625 = ((_e12615 - _e12613) + _e12620);
-                    let _e12628 = (((_e12620 >= 0i) && (_e12620 < 32i)) && (_e12625 < 60i));
-                    let _e12629 = select(_e12615, _e12625, _e12628);
-                    let _e12633 = lane_active[bitcast<u32>(_e12629)];
-                    let _e12640 = lane_values[bitcast<u32>(_e12629)];
-                    let _e12644 = lane_values[bitcast<u32>(_e12615)];
-                    r1117_ = select(_e12644, _e12640, (_e12628 && (_e12633 != 0u)));
+                let _e9321 = active_1176_;
+                if _e9321 {
+                    let _e9325 = (i32(local_index) % 32i);
+                    let _e9327 = i32(local_index);
+                    let _e9330 = r160_;
+                    let _e9332 = (_e9325 + _e9330);
+                    let _e9337 = ((_e9327 - _e9325) + _e9332);
+                    let _e9340 = (((_e9332 >= 0i) && (_e9332 < 32i)) && (_e9337 < 60i));
+                    let _e9341 = select(_e9327, _e9337, _e9340);
+                    let _e9345 = lane_active[bitcast<u32>(_e9341)];
+                    let _e9352 = lane_values[bitcast<u32>(_e9341)];
+                    let _e9356 = lane_values[bitcast<u32>(_e9327)];
+                    r1117_ = select(_e9356, _e9352, (_e9340 && (_e9345 != 0u)));
                 }
-                let _e12648 = active_1176_;
-                if _e12648 {
-                    let _e12650 = r1116_;
-                    r162_ = _e12650;
-                }
-                let _e12653 = active_1176_;
-                if _e12653 {
-                    let _e12655 = r1117_;
-                    r288_ = _e12655;
-                }
-                let _e12658 = active_1176_;
-                if _e12658 {
-                    let _e12660 = r158_;
-                    let _e12662 = r160_;
-                    r163_ = (_e12660 + _e12662);
-                }
-                let _e12666 = active_1176_;
-                if _e12666 {
-                    let _e12668 = r163_;
-                    let _e12670 = r159_;
-                    r164_ = (_e12668 < _e12670);
-                }
-                let _e12674 = active_1176_;
-                if _e12674 {
+                let _e9360 = active_1176_;
+                if _e9360 {
+                    let _e9362 = r1116_;
+                    r162_ = _e9362;
+                    let _e9365 = r1117_;
+                    r288_ = _e9365;
+                    let _e9368 = r158_;
+                    let _e9370 = r160_;
+                    r163_ = (_e9368 + _e9370);
+                    let _e9374 = r163_;
+                    let _e9376 = r159_;
+                    r164_ = (_e9374 < _e9376);
                     r165_ = i32(local_index);
-                }
-                let _e12679 = active_1176_;
-                if _e12679 {
                     r166_ = 60i;
-                }
-                let _e12683 = active_1176_;
-                if _e12683 {
-                    let _e12685 = r165_;
-                    let _e12687 = r160_;
-                    r167_ = (_e12685 + _e12687);
-                }
-                let _e12691 = active_1176_;
-                if _e12691 {
-                    let _e12693 = r167_;
-                    let _e12695 = r166_;
-                    r168_ = (_e12693 < _e12695);
-                }
-                let _e12699 = active_1176_;
-                if _e12699 {
-                    let _e12701 = r164_;
-                    let _e12703 = r168_;
-                    r169_ = select(false, _e12703, _e12701);
-                }
-                let _e12708 = active_1176_;
-                if _e12708 {
-                    let _e12710 = r287_;
-                    r1118_ = bitcast<i32>(_e12710);
-                }
-                let _e12714 = active_1176_;
-                if _e12714 {
-                    let _e12716 = r288_;
-                    r1119_ = bitcast<i32>(_e12716);
-                }
-                let _e12720 = active_1176_;
-                if _e12720 {
-                    let _e12722 = r1118_;
-                    let _e12724 = r1119_;
-                    r1120_ = (_e12722 < _e12724);
-                }
-                let _e12728 = active_1176_;
-                if _e12728 {
-                    let _e12730 = r287_;
-                    let _e12732 = r288_;
-                    r1121_ = (_e12730 == _e12732);
-                }
-                let _e12736 = active_1176_;
-                if _e12736 {
-                    let _e12738 = r157_;
-                    let _e12740 = r162_;
-                    r1122_ = (_e12738 < _e12740);
-                }
-                let _e12744 = active_1176_;
-                if _e12744 {
-                    let _e12746 = r1121_;
-                    let _e12748 = r1122_;
-                    let _e12750 = r1120_;
-                    r1123_ = select(_e12750, _e12748, _e12746);
-                }
-                let _e12754 = active_1176_;
-                if _e12754 {
-                    let _e12756 = r1123_;
-                    let _e12758 = r157_;
-                    let _e12760 = r162_;
-                    r1124_ = select(_e12760, _e12758, _e12756);
-                }
-                let _e12764 = active_1176_;
-                if _e12764 {
-                    let _e12766 = r1123_;
-                    let _e12768 = r287_;
-                    let _e12770 = r288_;
-                    r1125_ = select(_e12770, _e12768, _e12766);
-                }
-                let _e12774 = active_1176_;
-                if _e12774 {
-                    let _e12776 = r1124_;
-                    r170_ = _e12776;
-                }
-                let _e12779 = active_1176_;
-                if _e12779 {
-                    let _e12781 = r1125_;
-                    r289_ = _e12781;
-                }
-                let _e12784 = active_1176_;
-                if _e12784 {
-                    let _e12786 = r169_;
-                    let _e12788 = r170_;
-                    let _e12790 = r157_;
-                    r1126_ = select(_e12790, _e12788, _e12786);
-                }
-                let _e12794 = active_1176_;
-                if _e12794 {
-                    let _e12796 = r169_;
-                    let _e12798 = r289_;
-                    let _e12800 = r287_;
-                    r1127_ = select(_e12800, _e12798, _e12796);
-                }
-                let _e12804 = active_1176_;
-                if _e12804 {
-                    let _e12806 = r1126_;
-                    r157_ = _e12806;
-                }
-                let _e12809 = active_1176_;
-                if _e12809 {
-                    let _e12811 = r1127_;
-                    r287_ = _e12811;
-                }
-                let _e12814 = active_1176_;
-                if _e12814 {
-                    let _e12816 = r160_;
-                    r160_ = (_e12816 >> bitcast<u32>(1i));
+                    let _e9385 = r165_;
+                    let _e9387 = r160_;
+                    r167_ = (_e9385 + _e9387);
+                    let _e9391 = r167_;
+                    let _e9393 = r166_;
+                    r168_ = (_e9391 < _e9393);
+                    let _e9397 = r164_;
+                    let _e9399 = r168_;
+                    r169_ = select(false, _e9399, _e9397);
+                    let _e9404 = r287_;
+                    r1118_ = bitcast<i32>(_e9404);
+                    let _e9408 = r288_;
+                    r1119_ = bitcast<i32>(_e9408);
+                    let _e9412 = r1118_;
+                    let _e9414 = r1119_;
+                    r1120_ = (_e9412 < _e9414);
+                    let _e9418 = r287_;
+                    let _e9420 = r288_;
+                    r1121_ = (_e9418 == _e9420);
+                    let _e9424 = r157_;
+                    let _e9426 = r162_;
+                    r1122_ = (_e9424 < _e9426);
+                    let _e9430 = r1121_;
+                    let _e9432 = r1122_;
+                    let _e9434 = r1120_;
+                    r1123_ = select(_e9434, _e9432, _e9430);
+                    let _e9438 = r1123_;
+                    let _e9440 = r157_;
+                    let _e9442 = r162_;
+                    r1124_ = select(_e9442, _e9440, _e9438);
+                    let _e9446 = r1123_;
+                    let _e9448 = r287_;
+                    let _e9450 = r288_;
+                    r1125_ = select(_e9450, _e9448, _e9446);
+                    let _e9454 = r1124_;
+                    r170_ = _e9454;
+                    let _e9457 = r1125_;
+                    r289_ = _e9457;
+                    let _e9460 = r169_;
+                    let _e9462 = r170_;
+                    let _e9464 = r157_;
+                    r1126_ = select(_e9464, _e9462, _e9460);
+                    let _e9468 = r169_;
+                    let _e9470 = r289_;
+                    let _e9472 = r287_;
+                    r1127_ = select(_e9472, _e9470, _e9468);
+                    let _e9476 = r1126_;
+                    r157_ = _e9476;
+                    let _e9479 = r1127_;
+                    r287_ = _e9479;
+                    let _e9482 = r160_;
+                    r160_ = (_e9482 >> bitcast<u32>(1i));
                 }
             }
             continuing {
-                let _e12822 = entry_1209_;
-                continued_1211_ = false;
-                let _e12826 = exited_1177_;
-                let _e12828 = broken_1210_;
-                let _e12830 = continued_1211_;
-                active_1176_ = (_e12822 && !((_e12826 || (_e12828 || _e12830))));
+                let _e9488 = entry_1189_;
+                continued_1191_ = false;
+                let _e9492 = exited_1177_;
+                let _e9494 = broken_1190_;
+                let _e9496 = continued_1191_;
+                active_1176_ = (_e9488 && !((_e9492 || (_e9494 || _e9496))));
                 {
                 }
             }
         }
-        let _e12837 = entry_1209_;
-        let _e12839 = exited_1177_;
-        active_1176_ = (_e12837 && !(_e12839));
+        let _e9503 = entry_1189_;
+        let _e9505 = exited_1177_;
+        active_1176_ = (_e9503 && !(_e9505));
         workgroupBarrier();
-        let _e12844 = r157_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12844);
-        let _e12855 = active_1176_;
-        lane_active[local_index] = u32(_e12855);
+        let _e9510 = r157_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e9510);
+        let _e9521 = active_1176_;
+        lane_active[local_index] = u32(_e9521);
         workgroupBarrier();
-        let _e12858 = active_1176_;
-        if _e12858 {
-            let _e12864 = i32(local_index);
-            let _e12870 = (((0i % 32i) + 32i) % 32i);
-            let _e12875 = ((_e12864 - (i32(local_index) % 32i)) + _e12870);
-            let _e12878 = (((_e12870 >= 0i) && (_e12870 < 32i)) && (_e12875 < 60i));
-            let _e12879 = select(_e12864, _e12875, _e12878);
-            let _e12883 = lane_active[bitcast<u32>(_e12879)];
-            let _e12890 = lane_values[bitcast<u32>(_e12879)];
-            let _e12894 = lane_values[bitcast<u32>(_e12864)];
-            r1128_ = select(_e12894, _e12890, (_e12878 && (_e12883 != 0u)));
+        let _e9524 = active_1176_;
+        if _e9524 {
+            let _e9530 = i32(local_index);
+            let _e9536 = (((0i % 32i) + 32i) % 32i);
+            let _e9541 = ((_e9530 - (i32(local_index) % 32i)) + _e9536);
+            let _e9544 = (((_e9536 >= 0i) && (_e9536 < 32i)) && (_e9541 < 60i));
+            let _e9545 = select(_e9530, _e9541, _e9544);
+            let _e9549 = lane_active[bitcast<u32>(_e9545)];
+            let _e9556 = lane_values[bitcast<u32>(_e9545)];
+            let _e9560 = lane_values[bitcast<u32>(_e9530)];
+            r1128_ = select(_e9560, _e9556, (_e9544 && (_e9549 != 0u)));
         }
         workgroupBarrier();
-        let _e12898 = r287_;
-        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e12898);
-        let _e12909 = active_1176_;
-        lane_active[local_index] = u32(_e12909);
+        let _e9564 = r287_;
+        lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e9564);
+        let _e9575 = active_1176_;
+        lane_active[local_index] = u32(_e9575);
         workgroupBarrier();
-        let _e12912 = active_1176_;
-        if _e12912 {
-            let _e12918 = i32(local_index);
-            let _e12924 = (((0i % 32i) + 32i) % 32i);
-            let _e12929 = ((_e12918 - (i32(local_index) % 32i)) + _e12924);
-            let _e12932 = (((_e12924 >= 0i) && (_e12924 < 32i)) && (_e12929 < 60i));
-            let _e12933 = select(_e12918, _e12929, _e12932);
-            let _e12937 = lane_active[bitcast<u32>(_e12933)];
-            let _e12944 = lane_values[bitcast<u32>(_e12933)];
-            let _e12948 = lane_values[bitcast<u32>(_e12918)];
-            r1129_ = select(_e12948, _e12944, (_e12932 && (_e12937 != 0u)));
+        let _e9578 = active_1176_;
+        if _e9578 {
+            let _e9584 = i32(local_index);
+            let _e9590 = (((0i % 32i) + 32i) % 32i);
+            let _e9595 = ((_e9584 - (i32(local_index) % 32i)) + _e9590);
+            let _e9598 = (((_e9590 >= 0i) && (_e9590 < 32i)) && (_e9595 < 60i));
+            let _e9599 = select(_e9584, _e9595, _e9598);
+            let _e9603 = lane_active[bitcast<u32>(_e9599)];
+            let _e9610 = lane_values[bitcast<u32>(_e9599)];
+            let _e9614 = lane_values[bitcast<u32>(_e9584)];
+            r1129_ = select(_e9614, _e9610, (_e9598 && (_e9603 != 0u)));
         }
-        let _e12952 = active_1176_;
-        if _e12952 {
-            let _e12954 = r1128_;
-            r171_ = _e12954;
-        }
-        let _e12957 = active_1176_;
-        if _e12957 {
-            let _e12959 = r1129_;
-            r290_ = _e12959;
-        }
-        let _e12962 = active_1176_;
-        if _e12962 {
-            let _e12964 = r156_;
-            let _e12966 = r171_;
-            r1130_ = (_e12964 ^ _e12966);
-        }
-        let _e12970 = active_1176_;
-        if _e12970 {
-            let _e12972 = r286_;
-            let _e12974 = r290_;
-            r1131_ = (_e12972 ^ _e12974);
-        }
-        let _e12978 = active_1176_;
-        if _e12978 {
-            let _e12980 = r1130_;
-            r172_ = _e12980;
-        }
-        let _e12983 = active_1176_;
-        if _e12983 {
-            let _e12985 = r1131_;
-            r291_ = _e12985;
-        }
-        let _e12988 = active_1176_;
-        if _e12988 {
-            let _e12990 = r172_;
-            total_u002e_lo_173_ = _e12990;
-        }
-        let _e12993 = active_1176_;
-        if _e12993 {
-            let _e12995 = r291_;
-            total_u002e_hi_292_ = _e12995;
-        }
-        let _e12998 = active_1176_;
-        if _e12998 {
-            let _e13000 = av_u002e_lo_122_;
-            r174_ = _e13000;
-        }
-        let _e13003 = active_1176_;
-        if _e13003 {
-            let _e13005 = av_u002e_hi_276_;
-            r293_ = _e13005;
-        }
-        let _e13008 = active_1176_;
-        if _e13008 {
+        let _e9618 = active_1176_;
+        if _e9618 {
+            let _e9620 = r1128_;
+            r171_ = _e9620;
+            let _e9623 = r1129_;
+            r290_ = _e9623;
+            let _e9626 = r156_;
+            let _e9628 = r171_;
+            r1130_ = (_e9626 ^ _e9628);
+            let _e9632 = r286_;
+            let _e9634 = r290_;
+            r1131_ = (_e9632 ^ _e9634);
+            let _e9638 = r1130_;
+            r172_ = _e9638;
+            let _e9641 = r1131_;
+            r291_ = _e9641;
+            let _e9644 = r172_;
+            total_u002e_lo_173_ = _e9644;
+            let _e9647 = r291_;
+            total_u002e_hi_292_ = _e9647;
+            let _e9650 = av_u002e_lo_122_;
+            r174_ = _e9650;
+            let _e9653 = av_u002e_hi_276_;
+            r293_ = _e9653;
             r175_ = (i32(local_index) % 32i);
-        }
-        let _e13015 = active_1176_;
-        if _e13015 {
             r176_ = 32i;
-        }
-        let _e13019 = active_1176_;
-        if _e13019 {
             r177_ = 1i;
         }
-        let _e13023 = active_1176_;
-        entry_1214_ = _e13023;
-        broken_1215_ = false;
+        let _e9665 = active_1176_;
+        entry_1194_ = _e9665;
+        broken_1195_ = false;
         loop {
-            continued_1216_ = false;
-            let _e13030 = entry_1214_;
-            let _e13032 = exited_1177_;
-            let _e13034 = broken_1215_;
-            let _e13036 = continued_1216_;
-            active_1176_ = (_e13030 && !((_e13032 || (_e13034 || _e13036))));
-            let _e13043 = vote_number_1178_;
-            vote_number_1178_ = (_e13043 + 1u);
-            let _e13048 = active_1176_;
-            if _e13048 {
-                let _e13051 = vote_number_1178_;
-                atomicMax((&workgroup_votes), _e13051);
+            continued_1196_ = false;
+            let _e9672 = entry_1194_;
+            let _e9674 = exited_1177_;
+            let _e9676 = broken_1195_;
+            let _e9678 = continued_1196_;
+            active_1176_ = (_e9672 && !((_e9674 || (_e9676 || _e9678))));
+            let _e9685 = vote_number_1178_;
+            vote_number_1178_ = (_e9685 + 1u);
+            let _e9690 = active_1176_;
+            if _e9690 {
+                let _e9693 = vote_number_1178_;
+                atomicMax((&workgroup_votes), _e9693);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e13056 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e13056;
+                let _e9698 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e9698;
             }
-            let _e13059 = workgroupUniformLoad((&workgroup_any));
-            let _e13061 = vote_number_1178_;
-            if (u32((_e13059 == _e13061)) == 0u) {
+            let _e9701 = workgroupUniformLoad((&workgroup_any));
+            let _e9703 = vote_number_1178_;
+            if (u32((_e9701 == _e9703)) == 0u) {
                 break;
             }
             {
-                let _e13067 = active_1176_;
-                if _e13067 {
-                    let _e13069 = r177_;
-                    let _e13071 = r176_;
-                    r178_ = (_e13069 >= _e13071);
+                let _e9709 = active_1176_;
+                if _e9709 {
+                    let _e9711 = r177_;
+                    let _e9713 = r176_;
+                    r178_ = (_e9711 >= _e9713);
                 }
-                let _e13075 = active_1176_;
-                saved_1217_ = _e13075;
-                let _e13078 = r178_;
-                let _e13080 = saved_1217_;
-                let _e13081 = (_e13080 && _e13078);
-                taken_1218_ = _e13081;
-                active_1176_ = _e13081;
+                let _e9717 = active_1176_;
+                saved_1197_ = _e9717;
+                let _e9720 = r178_;
+                let _e9722 = saved_1197_;
+                let _e9723 = (_e9722 && _e9720);
+                taken_1198_ = _e9723;
+                active_1176_ = _e9723;
                 {
-                    let _e13085 = active_1176_;
-                    let _e13087 = broken_1215_;
-                    broken_1215_ = (_e13087 || _e13085);
+                    let _e9727 = active_1176_;
+                    let _e9729 = broken_1195_;
+                    broken_1195_ = (_e9729 || _e9727);
                     active_1176_ = false;
                 }
-                let _e13093 = saved_1217_;
-                let _e13095 = taken_1218_;
-                let _e13099 = exited_1177_;
-                let _e13101 = broken_1215_;
-                let _e13103 = continued_1216_;
-                active_1176_ = ((_e13093 && !(_e13095)) && !((_e13099 || (_e13101 || _e13103))));
+                let _e9735 = saved_1197_;
+                let _e9737 = taken_1198_;
+                let _e9741 = exited_1177_;
+                let _e9743 = broken_1195_;
+                let _e9745 = continued_1196_;
+                active_1176_ = ((_e9735 && !(_e9737)) && !((_e9741 || (_e9743 || _e9745))));
                 {
                 }
-                let _e13110 = saved_1217_;
-                let _e13112 = exited_1177_;
-                let _e13114 = broken_1215_;
-                let _e13116 = continued_1216_;
-                active_1176_ = (_e13110 && !((_e13112 || (_e13114 || _e13116))));
+                let _e9752 = saved_1197_;
+                let _e9754 = exited_1177_;
+                let _e9756 = broken_1195_;
+                let _e9758 = continued_1196_;
+                active_1176_ = (_e9752 && !((_e9754 || (_e9756 || _e9758))));
                 workgroupBarrier();
-                let _e13123 = r174_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e13123);
-                let _e13134 = active_1176_;
-                lane_active[local_index] = u32(_e13134);
+                let _e9765 = r174_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e9765);
+                let _e9776 = active_1176_;
+                lane_active[local_index] = u32(_e9776);
                 workgroupBarrier();
-                let _e13137 = active_1176_;
-                if _e13137 {
-                    let _e13141 = (i32(local_index) % 32i);
-                    let _e13143 = i32(local_index);
-                    let _e13146 = r177_;
-                    let _e13148 = (_e13141 - _e13146);
-                    let _e13153 = ((_e13143 - _e13141) + _e13148);
-                    let _e13156 = (((_e13148 >= 0i) && (_e13148 < 32i)) && (_e13153 < 60i));
-                    let _e13157 = select(_e13143, _e13153, _e13156);
-                    let _e13161 = lane_active[bitcast<u32>(_e13157)];
-                    let _e13168 = lane_values[bitcast<u32>(_e13157)];
-                    let _e13172 = lane_values[bitcast<u32>(_e13143)];
-                    r1132_ = select(_e13172, _e13168, (_e13156 && (_e13161 != 0u)));
+                let _e9779 = active_1176_;
+                if _e9779 {
+                    let _e9783 = (i32(local_index) % 32i);
+                    let _e9785 = i32(local_index);
+                    let _e9788 = r177_;
+                    let _e9790 = (_e9783 - _e9788);
+                    let _e9795 = ((_e9785 - _e9783) + _e9790);
+                    let _e9798 = (((_e9790 >= 0i) && (_e9790 < 32i)) && (_e9795 < 60i));
+                    let _e9799 = select(_e9785, _e9795, _e9798);
+                    let _e9803 = lane_active[bitcast<u32>(_e9799)];
+                    let _e9810 = lane_values[bitcast<u32>(_e9799)];
+                    let _e9814 = lane_values[bitcast<u32>(_e9785)];
+                    r1132_ = select(_e9814, _e9810, (_e9798 && (_e9803 != 0u)));
                 }
                 workgroupBarrier();
-                let _e13176 = r293_;
-                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e13176);
-                let _e13187 = active_1176_;
-                lane_active[local_index] = u32(_e13187);
+                let _e9818 = r293_;
+                lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e9818);
+                let _e9829 = active_1176_;
+                lane_active[local_index] = u32(_e9829);
                 workgroupBarrier();
-                let _e13190 = active_1176_;
-                if _e13190 {
-                    let _e13194 = (i32(local_index) % 32i);
-                    let _e13196 = i32(local_index);
-                    let _e13199 = r177_;
-                    let _e13201 = (_e13194 - _e13199);
-                    let _e13206 = ((_e13196 - _e13194) + _e13201);
-                    let _e13209 = (((_e13201 >= 0i) && (_e13201 < 32i)) && (_e13206 < 60i));
-                    let _e13210 = select(_e13196, _e13206, _e13209);
-                    let _e13214 = lane_active[bitcast<u32>(_e13210)];
-                    let _e13221 = lane_values[bitcast<u32>(_e13210)];
-                    let _e13225 = lane_values[bitcast<u32>(_e13196)];
-                    r1133_ = select(_e13225, _e13221, (_e13209 && (_e13214 != 0u)));
+                let _e9832 = active_1176_;
+                if _e9832 {
+                    let _e9836 = (i32(local_index) % 32i);
+                    let _e9838 = i32(local_index);
+                    let _e9841 = r177_;
+                    let _e9843 = (_e9836 - _e9841);
+                    let _e9848 = ((_e9838 - _e9836) + _e9843);
+                    let _e9851 = (((_e9843 >= 0i) && (_e9843 < 32i)) && (_e9848 < 60i));
+                    let _e9852 = select(_e9838, _e9848, _e9851);
+                    let _e9856 = lane_active[bitcast<u32>(_e9852)];
+                    let _e9863 = lane_values[bitcast<u32>(_e9852)];
+                    let _e9867 = lane_values[bitcast<u32>(_e9838)];
+                    r1133_ = select(_e9867, _e9863, (_e9851 && (_e9856 != 0u)));
                 }
-                let _e13229 = active_1176_;
-                if _e13229 {
-                    let _e13231 = r1132_;
-                    r179_ = _e13231;
-                }
-                let _e13234 = active_1176_;
-                if _e13234 {
-                    let _e13236 = r1133_;
-                    r294_ = _e13236;
-                }
-                let _e13239 = active_1176_;
-                if _e13239 {
-                    let _e13241 = r175_;
-                    let _e13243 = r177_;
-                    r180_ = (_e13241 >= _e13243);
-                }
-                let _e13247 = active_1176_;
-                if _e13247 {
-                    let _e13249 = r174_;
-                    let _e13251 = r179_;
-                    r1134_ = (_e13249 + _e13251);
-                }
-                let _e13255 = active_1176_;
-                if _e13255 {
-                    let _e13257 = r1134_;
-                    let _e13259 = r174_;
-                    r1135_ = (_e13257 < _e13259);
-                }
-                let _e13263 = active_1176_;
-                if _e13263 {
-                    let _e13265 = r1135_;
-                    r1136_ = u32(_e13265);
-                }
-                let _e13269 = active_1176_;
-                if _e13269 {
-                    let _e13271 = r293_;
-                    let _e13273 = r294_;
-                    r1137_ = (_e13271 + _e13273);
-                }
-                let _e13277 = active_1176_;
-                if _e13277 {
-                    let _e13279 = r1137_;
-                    let _e13281 = r1136_;
-                    r1138_ = (_e13279 + _e13281);
-                }
-                let _e13285 = active_1176_;
-                if _e13285 {
-                    let _e13287 = r1134_;
-                    r181_ = _e13287;
-                }
-                let _e13290 = active_1176_;
-                if _e13290 {
-                    let _e13292 = r1138_;
-                    r295_ = _e13292;
-                }
-                let _e13295 = active_1176_;
-                if _e13295 {
-                    let _e13297 = r180_;
-                    let _e13299 = r181_;
-                    let _e13301 = r174_;
-                    r1139_ = select(_e13301, _e13299, _e13297);
-                }
-                let _e13305 = active_1176_;
-                if _e13305 {
-                    let _e13307 = r180_;
-                    let _e13309 = r295_;
-                    let _e13311 = r293_;
-                    r1140_ = select(_e13311, _e13309, _e13307);
-                }
-                let _e13315 = active_1176_;
-                if _e13315 {
-                    let _e13317 = r1139_;
-                    r174_ = _e13317;
-                }
-                let _e13320 = active_1176_;
-                if _e13320 {
-                    let _e13322 = r1140_;
-                    r293_ = _e13322;
-                }
-                let _e13325 = active_1176_;
-                if _e13325 {
-                    let _e13327 = r177_;
-                    r177_ = (_e13327 << bitcast<u32>(1i));
+                let _e9871 = active_1176_;
+                if _e9871 {
+                    let _e9873 = r1132_;
+                    r179_ = _e9873;
+                    let _e9876 = r1133_;
+                    r294_ = _e9876;
+                    let _e9879 = r175_;
+                    let _e9881 = r177_;
+                    r180_ = (_e9879 >= _e9881);
+                    let _e9885 = r174_;
+                    let _e9887 = r179_;
+                    r1134_ = (_e9885 + _e9887);
+                    let _e9891 = r1134_;
+                    let _e9893 = r174_;
+                    r1135_ = (_e9891 < _e9893);
+                    let _e9897 = r1135_;
+                    r1136_ = u32(_e9897);
+                    let _e9901 = r293_;
+                    let _e9903 = r294_;
+                    r1137_ = (_e9901 + _e9903);
+                    let _e9907 = r1137_;
+                    let _e9909 = r1136_;
+                    r1138_ = (_e9907 + _e9909);
+                    let _e9913 = r1134_;
+                    r181_ = _e9913;
+                    let _e9916 = r1138_;
+                    r295_ = _e9916;
+                    let _e9919 = r180_;
+                    let _e9921 = r181_;
+                    let _e9923 = r174_;
+                    r1139_ = select(_e9923, _e9921, _e9919);
+                    let _e9927 = r180_;
+                    let _e9929 = r295_;
+                    let _e9931 = r293_;
+                    r1140_ = select(_e9931, _e9929, _e9927);
+                    let _e9935 = r1139_;
+                    r174_ = _e9935;
+                    let _e9938 = r1140_;
+                    r293_ = _e9938;
+                    let _e9941 = r177_;
+                    r177_ = (_e9941 << bitcast<u32>(1i));
                 }
             }
             continuing {
-                let _e13333 = entry_1214_;
-                continued_1216_ = false;
-                let _e13337 = exited_1177_;
-                let _e13339 = broken_1215_;
-                let _e13341 = continued_1216_;
-                active_1176_ = (_e13333 && !((_e13337 || (_e13339 || _e13341))));
+                let _e9947 = entry_1194_;
+                continued_1196_ = false;
+                let _e9951 = exited_1177_;
+                let _e9953 = broken_1195_;
+                let _e9955 = continued_1196_;
+                active_1176_ = (_e9947 && !((_e9951 || (_e9953 || _e9955))));
                 {
                 }
             }
         }
-        let _e13348 = entry_1214_;
-        let _e13350 = exited_1177_;
-        active_1176_ = (_e13348 && !(_e13350));
-        let _e13355 = active_1176_;
-        if _e13355 {
-            let _e13357 = r174_;
-            before_u002e_lo_182_ = _e13357;
-        }
-        let _e13360 = active_1176_;
-        if _e13360 {
-            let _e13362 = r293_;
-            before_u002e_hi_296_ = _e13362;
-        }
-        let _e13365 = active_1176_;
-        if _e13365 {
-            let _e13368 = params.N;
-            r183_ = _e13368;
-        }
-        let _e13371 = active_1176_;
-        if _e13371 {
-            let _e13373 = i_5_;
-            let _e13375 = r183_;
-            r184_ = (_e13373 < _e13375);
-        }
-        let _e13379 = active_1176_;
-        saved_1219_ = _e13379;
-        let _e13382 = r184_;
-        let _e13384 = saved_1219_;
-        let _e13385 = (_e13384 && _e13382);
-        taken_1220_ = _e13385;
-        active_1176_ = _e13385;
-        {
-            let _e13389 = active_1176_;
-            if _e13389 {
-                let _e13391 = total_u002e_lo_173_;
-                let _e13398 = i_5_;
-                R[bitcast<u32>(((((_e13398 * 18i) + 16i) * 2i) + 0i))] = _e13391;
-            }
-            let _e13409 = active_1176_;
-            if _e13409 {
-                let _e13411 = total_u002e_hi_292_;
-                let _e13418 = i_5_;
-                R[bitcast<u32>(((((_e13418 * 18i) + 16i) * 2i) + 1i))] = _e13411;
-            }
-            let _e13429 = active_1176_;
-            if _e13429 {
-                let _e13431 = before_u002e_lo_182_;
-                let _e13438 = i_5_;
-                R[bitcast<u32>(((((_e13438 * 18i) + 17i) * 2i) + 0i))] = _e13431;
-            }
-            let _e13449 = active_1176_;
-            if _e13449 {
-                let _e13451 = before_u002e_hi_296_;
-                let _e13458 = i_5_;
-                R[bitcast<u32>(((((_e13458 * 18i) + 17i) * 2i) + 1i))] = _e13451;
-            }
-            let _e13469 = active_1176_;
-            if _e13469 {
-                let _e13471 = s_u002e_lo_115_;
-                let _e13478 = i_5_;
-                R[bitcast<u32>(((((_e13478 * 18i) + 14i) * 2i) + 0i))] = _e13471;
-            }
-            let _e13489 = active_1176_;
-            if _e13489 {
-                let _e13491 = s_u002e_hi_269_;
-                let _e13498 = i_5_;
-                R[bitcast<u32>(((((_e13498 * 18i) + 14i) * 2i) + 1i))] = _e13491;
-            }
-            let _e13509 = active_1176_;
-            if _e13509 {
-                let _e13511 = q_u002e_lo_120_;
-                let _e13518 = i_5_;
-                R[bitcast<u32>(((((_e13518 * 18i) + 15i) * 2i) + 0i))] = _e13511;
-            }
-            let _e13529 = active_1176_;
-            if _e13529 {
-                let _e13531 = q_u002e_hi_274_;
-                let _e13538 = i_5_;
-                R[bitcast<u32>(((((_e13538 * 18i) + 15i) * 2i) + 1i))] = _e13531;
-            }
-            let _e13549 = active_1176_;
-            if _e13549 {
-                let _e13551 = i_5_;
-                r185_ = (_e13551 % 4i);
-            }
-            let _e13556 = active_1176_;
-            if _e13556 {
-                let _e13562 = i_5_;
-                let _e13569 = A[bitcast<u32>(((_e13562 * 2i) + 0i))];
-                r186_ = _e13569;
-            }
-            let _e13572 = active_1176_;
-            if _e13572 {
-                let _e13578 = i_5_;
-                let _e13585 = A[bitcast<u32>(((_e13578 * 2i) + 1i))];
-                r297_ = _e13585;
-            }
-            let _e13588 = active_1176_;
-            if _e13588 {
-                let _e13590 = r186_;
-                r187_ = _e13590;
-            }
-            let _e13593 = active_1176_;
-            if _e13593 {
-                let _e13595 = r297_;
-                r298_ = _e13595;
-            }
-            let _e13598 = active_1176_;
-            if _e13598 {
-                let _e13600 = r187_;
-                r1141_ = (_e13600 & 65535u);
-            }
-            let _e13605 = active_1176_;
-            if _e13605 {
-                let _e13607 = r187_;
-                r1142_ = (_e13607 >> bitcast<u32>(16u));
-            }
-            let _e13613 = active_1176_;
-            if _e13613 {
+        let _e9962 = entry_1194_;
+        let _e9964 = exited_1177_;
+        active_1176_ = (_e9962 && !(_e9964));
+        let _e9969 = active_1176_;
+        if _e9969 {
+            let _e9971 = r174_;
+            before_u002e_lo_182_ = _e9971;
+            let _e9974 = r293_;
+            before_u002e_hi_296_ = _e9974;
+            let _e9978 = params.N;
+            r183_ = _e9978;
+            let _e9981 = i_5_;
+            let _e9983 = r183_;
+            r184_ = (_e9981 < _e9983);
+            let _e9987 = r184_;
+            if _e9987 {
+                let _e9989 = total_u002e_lo_173_;
+                let _e9996 = i_5_;
+                R[bitcast<u32>(((((_e9996 * 18i) + 16i) * 2i) + 0i))] = _e9989;
+                let _e10007 = total_u002e_hi_292_;
+                let _e10014 = i_5_;
+                R[bitcast<u32>(((((_e10014 * 18i) + 16i) * 2i) + 1i))] = _e10007;
+                let _e10025 = before_u002e_lo_182_;
+                let _e10032 = i_5_;
+                R[bitcast<u32>(((((_e10032 * 18i) + 17i) * 2i) + 0i))] = _e10025;
+                let _e10043 = before_u002e_hi_296_;
+                let _e10050 = i_5_;
+                R[bitcast<u32>(((((_e10050 * 18i) + 17i) * 2i) + 1i))] = _e10043;
+                let _e10061 = s_u002e_lo_115_;
+                let _e10068 = i_5_;
+                R[bitcast<u32>(((((_e10068 * 18i) + 14i) * 2i) + 0i))] = _e10061;
+                let _e10079 = s_u002e_hi_269_;
+                let _e10086 = i_5_;
+                R[bitcast<u32>(((((_e10086 * 18i) + 14i) * 2i) + 1i))] = _e10079;
+                let _e10097 = q_u002e_lo_120_;
+                let _e10104 = i_5_;
+                R[bitcast<u32>(((((_e10104 * 18i) + 15i) * 2i) + 0i))] = _e10097;
+                let _e10115 = q_u002e_hi_274_;
+                let _e10122 = i_5_;
+                R[bitcast<u32>(((((_e10122 * 18i) + 15i) * 2i) + 1i))] = _e10115;
+                let _e10133 = i_5_;
+                r185_ = (_e10133 % 4i);
+                let _e10142 = i_5_;
+                let _e10149 = A[bitcast<u32>(((_e10142 * 2i) + 0i))];
+                r186_ = _e10149;
+                let _e10156 = i_5_;
+                let _e10163 = A[bitcast<u32>(((_e10156 * 2i) + 1i))];
+                r297_ = _e10163;
+                let _e10166 = r186_;
+                r187_ = _e10166;
+                let _e10169 = r297_;
+                r298_ = _e10169;
+                let _e10172 = r187_;
+                r1141_ = (_e10172 & 65535u);
+                let _e10177 = r187_;
+                r1142_ = (_e10177 >> bitcast<u32>(16u));
                 r1143_ = 3u;
-            }
-            let _e13617 = active_1176_;
-            if _e13617 {
                 r1144_ = 0u;
-            }
-            let _e13621 = active_1176_;
-            if _e13621 {
-                let _e13623 = r1141_;
-                r1145_ = (_e13623 * 3u);
-            }
-            let _e13628 = active_1176_;
-            if _e13628 {
-                let _e13630 = r1141_;
-                r1146_ = (_e13630 * 0u);
-            }
-            let _e13635 = active_1176_;
-            if _e13635 {
-                let _e13637 = r1142_;
-                r1147_ = (_e13637 * 3u);
-            }
-            let _e13642 = active_1176_;
-            if _e13642 {
-                let _e13644 = r1142_;
-                r1148_ = (_e13644 * 0u);
-            }
-            let _e13649 = active_1176_;
-            if _e13649 {
-                let _e13651 = r1146_;
-                r1149_ = (_e13651 & 65535u);
-            }
-            let _e13656 = active_1176_;
-            if _e13656 {
-                let _e13658 = r1146_;
-                r1150_ = (_e13658 >> bitcast<u32>(16u));
-            }
-            let _e13664 = active_1176_;
-            if _e13664 {
-                let _e13666 = r1147_;
-                r1151_ = (_e13666 & 65535u);
-            }
-            let _e13671 = active_1176_;
-            if _e13671 {
-                let _e13673 = r1147_;
-                r1152_ = (_e13673 >> bitcast<u32>(16u));
-            }
-            let _e13679 = active_1176_;
-            if _e13679 {
-                let _e13681 = r1145_;
-                r1153_ = (_e13681 >> bitcast<u32>(16u));
-            }
-            let _e13687 = active_1176_;
-            if _e13687 {
-                let _e13689 = r1153_;
-                let _e13691 = r1149_;
-                r1154_ = (_e13689 + _e13691);
-            }
-            let _e13695 = active_1176_;
-            if _e13695 {
-                let _e13697 = r1154_;
-                let _e13699 = r1151_;
-                r1155_ = (_e13697 + _e13699);
-            }
-            let _e13703 = active_1176_;
-            if _e13703 {
-                let _e13705 = r187_;
-                r1156_ = (_e13705 * 3u);
-            }
-            let _e13710 = active_1176_;
-            if _e13710 {
-                let _e13712 = r1148_;
-                let _e13714 = r1150_;
-                r1157_ = (_e13712 + _e13714);
-            }
-            let _e13718 = active_1176_;
-            if _e13718 {
-                let _e13720 = r1157_;
-                let _e13722 = r1152_;
-                r1158_ = (_e13720 + _e13722);
-            }
-            let _e13726 = active_1176_;
-            if _e13726 {
-                let _e13728 = r1155_;
-                r1159_ = (_e13728 >> bitcast<u32>(16u));
-            }
-            let _e13734 = active_1176_;
-            if _e13734 {
-                let _e13736 = r1158_;
-                let _e13738 = r1159_;
-                r1160_ = (_e13736 + _e13738);
-            }
-            let _e13742 = active_1176_;
-            if _e13742 {
-                let _e13744 = r187_;
-                r1161_ = (_e13744 * 0u);
-            }
-            let _e13749 = active_1176_;
-            if _e13749 {
-                let _e13751 = r298_;
-                r1162_ = (_e13751 * 3u);
-            }
-            let _e13756 = active_1176_;
-            if _e13756 {
-                let _e13758 = r1160_;
-                let _e13760 = r1161_;
-                r1163_ = (_e13758 + _e13760);
-            }
-            let _e13764 = active_1176_;
-            if _e13764 {
-                let _e13766 = r1163_;
-                let _e13768 = r1162_;
-                r1164_ = (_e13766 + _e13768);
-            }
-            let _e13772 = active_1176_;
-            if _e13772 {
-                let _e13774 = r1156_;
-                r188_ = _e13774;
-            }
-            let _e13777 = active_1176_;
-            if _e13777 {
-                let _e13779 = r1164_;
-                r299_ = _e13779;
-            }
-            let _e13782 = active_1176_;
-            if _e13782 {
-                let _e13784 = r188_;
-                r1165_ = (_e13784 + 4294967295u);
-            }
-            let _e13789 = active_1176_;
-            if _e13789 {
-                let _e13791 = r1165_;
-                let _e13793 = r188_;
-                r1166_ = (_e13791 < _e13793);
-            }
-            let _e13797 = active_1176_;
-            if _e13797 {
-                let _e13799 = r1166_;
-                r1167_ = u32(_e13799);
-            }
-            let _e13803 = active_1176_;
-            if _e13803 {
-                let _e13805 = r299_;
-                r1168_ = (_e13805 + 0u);
-            }
-            let _e13810 = active_1176_;
-            if _e13810 {
-                let _e13812 = r1168_;
-                let _e13814 = r1167_;
-                r1169_ = (_e13812 + _e13814);
-            }
-            let _e13818 = active_1176_;
-            if _e13818 {
-                let _e13820 = r1165_;
-                r189_ = _e13820;
-            }
-            let _e13823 = active_1176_;
-            if _e13823 {
-                let _e13825 = r1169_;
-                r300_ = _e13825;
-            }
-            let _e13828 = active_1176_;
-            if _e13828 {
-                let _e13832 = r185_;
-                let _e13840 = r189_;
-                let _e13841 = atomicAdd((&T[bitcast<u32>(((_e13832 * 2i) + 0i))]), _e13840);
-                r1170_ = _e13841;
-            }
-            let _e13844 = active_1176_;
-            if _e13844 {
-                let _e13846 = r1170_;
-                let _e13848 = r189_;
-                r1171_ = (_e13846 + _e13848);
-            }
-            let _e13852 = active_1176_;
-            if _e13852 {
-                let _e13854 = r1171_;
-                let _e13856 = r1170_;
-                r1172_ = (_e13854 < _e13856);
-            }
-            let _e13860 = active_1176_;
-            if _e13860 {
-                let _e13862 = r1172_;
-                r1173_ = u32(_e13862);
-            }
-            let _e13866 = active_1176_;
-            if _e13866 {
-                let _e13868 = r300_;
-                let _e13870 = r1173_;
-                r1174_ = (_e13868 + _e13870);
-            }
-            let _e13874 = active_1176_;
-            if _e13874 {
-                let _e13878 = r185_;
-                let _e13886 = r1174_;
-                atomicAdd((&T[bitcast<u32>(((_e13878 * 2i) + 1i))]), _e13886);
+                let _e10187 = r1141_;
+                r1145_ = (_e10187 * 3u);
+                let _e10192 = r1141_;
+                r1146_ = (_e10192 * 0u);
+                let _e10197 = r1142_;
+                r1147_ = (_e10197 * 3u);
+                let _e10202 = r1142_;
+                r1148_ = (_e10202 * 0u);
+                let _e10207 = r1146_;
+                r1149_ = (_e10207 & 65535u);
+                let _e10212 = r1146_;
+                r1150_ = (_e10212 >> bitcast<u32>(16u));
+                let _e10218 = r1147_;
+                r1151_ = (_e10218 & 65535u);
+                let _e10223 = r1147_;
+                r1152_ = (_e10223 >> bitcast<u32>(16u));
+                let _e10229 = r1145_;
+                r1153_ = (_e10229 >> bitcast<u32>(16u));
+                let _e10235 = r1153_;
+                let _e10237 = r1149_;
+                r1154_ = (_e10235 + _e10237);
+                let _e10241 = r1154_;
+                let _e10243 = r1151_;
+                r1155_ = (_e10241 + _e10243);
+                let _e10247 = r187_;
+                r1156_ = (_e10247 * 3u);
+                let _e10252 = r1148_;
+                let _e10254 = r1150_;
+                r1157_ = (_e10252 + _e10254);
+                let _e10258 = r1157_;
+                let _e10260 = r1152_;
+                r1158_ = (_e10258 + _e10260);
+                let _e10264 = r1155_;
+                r1159_ = (_e10264 >> bitcast<u32>(16u));
+                let _e10270 = r1158_;
+                let _e10272 = r1159_;
+                r1160_ = (_e10270 + _e10272);
+                let _e10276 = r187_;
+                r1161_ = (_e10276 * 0u);
+                let _e10281 = r298_;
+                r1162_ = (_e10281 * 3u);
+                let _e10286 = r1160_;
+                let _e10288 = r1161_;
+                r1163_ = (_e10286 + _e10288);
+                let _e10292 = r1163_;
+                let _e10294 = r1162_;
+                r1164_ = (_e10292 + _e10294);
+                let _e10298 = r1156_;
+                r188_ = _e10298;
+                let _e10301 = r1164_;
+                r299_ = _e10301;
+                let _e10304 = r188_;
+                r1165_ = (_e10304 + 4294967295u);
+                let _e10309 = r1165_;
+                let _e10311 = r188_;
+                r1166_ = (_e10309 < _e10311);
+                let _e10315 = r1166_;
+                r1167_ = u32(_e10315);
+                let _e10319 = r299_;
+                r1168_ = (_e10319 + 0u);
+                let _e10324 = r1168_;
+                let _e10326 = r1167_;
+                r1169_ = (_e10324 + _e10326);
+                let _e10330 = r1165_;
+                r189_ = _e10330;
+                let _e10333 = r1169_;
+                r300_ = _e10333;
+                let _e10338 = r185_;
+                let _e10346 = r189_;
+                let _e10347 = atomicAdd((&T[bitcast<u32>(((_e10338 * 2i) + 0i))]), _e10346);
+                r1170_ = _e10347;
+                let _e10350 = r1170_;
+                let _e10352 = r189_;
+                r1171_ = (_e10350 + _e10352);
+                let _e10356 = r1171_;
+                let _e10358 = r1170_;
+                r1172_ = (_e10356 < _e10358);
+                let _e10362 = r1172_;
+                r1173_ = u32(_e10362);
+                let _e10366 = r300_;
+                let _e10368 = r1173_;
+                r1174_ = (_e10366 + _e10368);
+                let _e10374 = r185_;
+                let _e10382 = r1174_;
+                atomicAdd((&T[bitcast<u32>(((_e10374 * 2i) + 1i))]), _e10382);
             }
         }
-        let _e13888 = saved_1219_;
-        let _e13890 = taken_1220_;
-        let _e13894 = exited_1177_;
-        active_1176_ = ((_e13888 && !(_e13890)) && !(_e13894));
-        {
-        }
-        let _e13899 = saved_1219_;
-        let _e13901 = exited_1177_;
-        active_1176_ = (_e13899 && !(_e13901));
     }
 }
