@@ -23,7 +23,7 @@ pub mod cuda;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
 #[cfg(not(target_arch = "wasm32"))]
-pub use native::{open, probe, run, run_program, run_timed, run_wgsl, Gpu};
+pub use native::{open, probe, run, run_program, run_timed, run_wgsl, run_wgsl_timed, Gpu};
 
 #[cfg(target_arch = "wasm32")]
 mod web;

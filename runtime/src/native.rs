@@ -270,7 +270,19 @@ pub fn run_wgsl(
     wgsl: &Wgsl,
     args: &mut Args,
 ) -> Result<GpuRun, RuntimeError> {
-    run_wgsl_with(gpu, kernel, wgsl, args, &Pipelines::default(), 0)
+    run_wgsl_timed(gpu, kernel, wgsl, args, 0)
+}
+
+/// [`run_wgsl`], then up to `dispatches` more dispatches timed, as [`run_timed`] times them: for
+/// WGSL of one's own, as the hand-written peers of `runtime/examples/peers.rs`.
+pub fn run_wgsl_timed(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    wgsl: &Wgsl,
+    args: &mut Args,
+    dispatches: u32,
+) -> Result<GpuRun, RuntimeError> {
+    run_wgsl_with(gpu, kernel, wgsl, args, &Pipelines::default(), dispatches)
 }
 
 /// [`run_wgsl`], taking the kernel's pipeline from `pipelines` when a launch before made it.

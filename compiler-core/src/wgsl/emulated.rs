@@ -46,6 +46,8 @@ pub(super) struct Emulation {
     /// A slot per invocation for the collectives' trees and shuffles, and each invocation's
     /// active flag (shuffles read their source's).
     values: Handle<GlobalVariable>,
+    /// A second slot per invocation: a tree's steps read one array and write the other.
+    spare: Handle<GlobalVariable>,
     flags: Handle<GlobalVariable>,
     /// The workgroup's vote: is any invocation still in the loop? The highest vote number an
     /// active invocation reached (`votes`, atomic), copied where `workgroupUniformLoad` reads
@@ -106,6 +108,7 @@ impl<'k> Builder<'k> {
         let active = self.local("active", Scalar::Bool);
         let exited = self.local("exited", Scalar::Bool);
         let values = self.workgroup_array("lane_values", threads);
+        let spare = self.workgroup_array("lane_spare", threads);
         let flags = self.workgroup_array("lane_active", threads);
         let u32_t = super::scalar_type(&mut self.module, naga::Scalar::U32);
         let any = self.module.global_variables.append(
@@ -136,6 +139,7 @@ impl<'k> Builder<'k> {
             active,
             exited,
             values,
+            spare,
             flags,
             any,
             votes,
@@ -618,10 +622,19 @@ impl<'k> Builder<'k> {
 
     /// The exchange's slot `index` (an i32).
     fn slot(&mut self, block: &mut Block, index: Handle<E>) -> Handle<E> {
-        let Some(emulation) = self.emulation.as_ref() else {
+        let Some(values) = self.emulation.as_ref().map(|e| e.values) else {
             unreachable_emulation()
         };
-        let base = self.add(block, E::GlobalVariable(emulation.values));
+        self.slot_in(block, values, index)
+    }
+
+    fn slot_in(
+        &mut self,
+        block: &mut Block,
+        buffer: Handle<GlobalVariable>,
+        index: Handle<E>,
+    ) -> Handle<E> {
+        let base = self.add(block, E::GlobalVariable(buffer));
         let index = self.bitcast(block, index, ScalarKind::Uint);
         self.add(block, E::Access { base, index })
     }
@@ -631,8 +644,29 @@ impl<'k> Builder<'k> {
         self.push(block, St::Store { pointer, value });
     }
 
+    fn store_slot_in(
+        &mut self,
+        block: &mut Block,
+        buffer: Handle<GlobalVariable>,
+        index: Handle<E>,
+        value: Handle<E>,
+    ) {
+        let pointer = self.slot_in(block, buffer, index);
+        self.push(block, St::Store { pointer, value });
+    }
+
     fn load_slot(&mut self, block: &mut Block, index: Handle<E>) -> Handle<E> {
         let pointer = self.slot(block, index);
+        self.add(block, E::Load { pointer })
+    }
+
+    fn load_slot_in(
+        &mut self,
+        block: &mut Block,
+        buffer: Handle<GlobalVariable>,
+        index: Handle<E>,
+    ) -> Handle<E> {
+        let pointer = self.slot_in(block, buffer, index);
         self.add(block, E::Load { pointer })
     }
 
@@ -719,10 +753,14 @@ impl<'k> Builder<'k> {
     }
 
     /// The halving tree itself, at `base + position` for positions below `limit` (the
-    /// tree's `width` a power of two at least `limit`): each invocation keeps its running
-    /// value, publishes it, and at offset `o` combines position `position + o`'s; the result
-    /// is position 0's, read by all. Positions at or past `width / 2 ^ k` compute values no
-    /// later step reads, so every invocation runs the same statements.
+    /// tree's `width` a power of two at least `limit`): at offset `o`, position `p` combines
+    /// position `p + o`'s value into its own; the result is position 0's. Each invocation
+    /// publishes its value, then [`TREE_STEP`] levels at a time ([`Builder::tree_step`]) it
+    /// computes its position's value from the last step's array and writes it to the other
+    /// (one barrier a step, none between a step's reads and the next step's writes); the last
+    /// step is position 0's, which every invocation computes. Positions at or past
+    /// `width / 2 ^ k` compute values no later step reads, so every invocation runs the same
+    /// statements.
     fn tree(
         &mut self,
         block: &mut Block,
@@ -732,37 +770,76 @@ impl<'k> Builder<'k> {
         (base, position, limit): (Handle<E>, Handle<E>, Handle<E>),
         width: u32,
     ) -> Handle<E> {
-        let mine = self.local("tree", Scalar::U32);
-        self.set_local(block, mine, own);
         let at = self.binary(block, B::Add, base, position);
-        self.store_slot(block, at, own);
-        let mut offset = width / 2;
-        while offset > 0 {
+        let Some(buffers) = self.emulation.as_ref().map(|e| [e.values, e.spare]) else {
+            unreachable_emulation()
+        };
+        self.store_slot_in(block, buffers[0], at, own);
+        let offsets: Vec<u32> = std::iter::successors(Some(width / 2), |o| Some(o / 2))
+            .take_while(|&o| o > 0)
+            .collect();
+        let mut steps: Vec<&[u32]> = offsets.chunks(TREE_STEP).collect();
+        // The last step is position 0's, computed in every invocation (for a tree of width 1,
+        // the read of position 0 alone).
+        let last = steps.pop().unwrap_or(&[]);
+        let mut from = 0;
+        for step in steps {
             self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
-            let o = self.lit(block, Literal::I32(offset as i32));
-            let partner = self.binary(block, B::Add, position, o);
-            let inside = self.binary(block, B::Less, partner, limit);
-            let there = self.binary(block, B::Add, base, partner);
+            let value = self.tree_step(
+                block,
+                buffers[from],
+                (base, position, limit),
+                step,
+                identity,
+                combine,
+            );
+            self.store_slot_in(block, buffers[1 - from], at, value);
+            from = 1 - from;
+        }
+        self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
+        let zero = self.lit(block, Literal::I32(0));
+        self.tree_step(
+            block,
+            buffers[from],
+            (base, zero, limit),
+            last,
+            identity,
+            combine,
+        )
+    }
+
+    /// Position `p`'s value after the levels at `offsets` (halving), from the values in
+    /// `buffer` before them: the tree's own order, `combine(x[q], x[q + o])` at each level, from
+    /// the `2 ^ offsets.len()` positions it rests on (those at or past `limit`: `identity`).
+    fn tree_step(
+        &mut self,
+        block: &mut Block,
+        buffer: Handle<GlobalVariable>,
+        (base, p, limit): (Handle<E>, Handle<E>, Handle<E>),
+        offsets: &[u32],
+        identity: u32,
+        combine: &Combine<'k>,
+    ) -> Handle<E> {
+        let Some((&outer, inner)) = offsets.split_last() else {
+            let inside = self.binary(block, B::Less, p, limit);
+            let there = self.binary(block, B::Add, base, p);
             let index = self.add(
                 block,
                 E::Select {
                     condition: inside,
                     accept: there,
-                    reject: at,
+                    reject: base,
                 },
             );
-            let theirs = self.load_slot(block, index);
-            let theirs = self.select_bits(block, inside, theirs, identity);
-            let current = self.get_local(block, mine);
-            let next = combine(self, block, current, theirs);
-            self.set_local(block, mine, next);
-            self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
-            let value = self.get_local(block, mine);
-            self.store_slot(block, at, value);
-            offset /= 2;
-        }
-        self.push(block, St::ControlBarrier(Barrier::WORK_GROUP));
-        self.load_slot(block, base)
+            let theirs = self.load_slot_in(block, buffer, index);
+            return self.select_bits(block, inside, theirs, identity);
+        };
+        // `outer` is this step's last level: its operands are the levels before at p and p + o.
+        let o = self.lit(block, Literal::I32(outer as i32));
+        let q = self.binary(block, B::Add, p, o);
+        let x = self.tree_step(block, buffer, (base, p, limit), inner, identity, combine);
+        let y = self.tree_step(block, buffer, (base, q, limit), inner, identity, combine);
+        combine(self, block, x, y)
     }
 
     /// Each lane's inclusive sum over its warp's lanes up to its own (`own` is the identity
@@ -911,6 +988,10 @@ impl<'k> Builder<'k> {
         });
     }
 }
+
+/// Levels of a reduction tree an invocation combines between two barriers
+/// ([`Builder::tree_step`]), reading `2 ^ TREE_STEP` positions.
+const TREE_STEP: usize = 2;
 
 /// Whether `stmt` meets no other lane, so an invocation can run it by itself: no collective,
 /// vote, scan or shuffle (which read other lanes), no barrier, no `return` (an invocation that

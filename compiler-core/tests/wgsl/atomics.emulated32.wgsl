@@ -25,6 +25,7 @@ var<workgroup> tile0_bins: array<atomic<i32>, 8>;
 var<workgroup> tile1_top: array<atomic<u32>, 1>;
 var<workgroup> tile2_half: array<atomic<u32>, 1>;
 var<workgroup> lane_values: array<u32, 64>;
+var<workgroup> lane_spare: array<u32, 64>;
 var<workgroup> lane_active: array<u32, 64>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;

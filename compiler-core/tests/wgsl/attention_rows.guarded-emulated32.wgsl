@@ -19,6 +19,7 @@ var<uniform> params: Params;
 @group(0) @binding(5) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 64>;
+var<workgroup> lane_spare: array<u32, 64>;
 var<workgroup> lane_active: array<u32, 64>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;

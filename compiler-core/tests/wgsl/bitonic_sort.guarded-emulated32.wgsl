@@ -16,6 +16,7 @@ var<workgroup> tile0_S: array<f32, 1024>;
 @group(0) @binding(3) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
+var<workgroup> lane_spare: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;

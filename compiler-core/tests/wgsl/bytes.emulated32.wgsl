@@ -17,6 +17,7 @@ var<storage, read_write> W: array<i32>;
 var<uniform> params: Params;
 var<workgroup> tile0_t: array<i32, 64>;
 var<workgroup> lane_values: array<u32, 64>;
+var<workgroup> lane_spare: array<u32, 64>;
 var<workgroup> lane_active: array<u32, 64>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;

@@ -13,6 +13,7 @@ var<storage, read_write> Y: array<i32>;
 var<uniform> params: Params;
 var<workgroup> tile0_warp_totals: array<i32, 3>;
 var<workgroup> lane_values: array<u32, 80>;
+var<workgroup> lane_spare: array<u32, 80>;
 var<workgroup> lane_active: array<u32, 80>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;

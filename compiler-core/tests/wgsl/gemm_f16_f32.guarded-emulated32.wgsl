@@ -23,6 +23,7 @@ var<workgroup> tile3_matmul: array<f32, 1024>;
 @group(0) @binding(4) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
+var<workgroup> lane_spare: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;

@@ -18,6 +18,7 @@ var<uniform> params: Params;
 @group(0) @binding(4) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
+var<workgroup> lane_spare: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;
@@ -56,7 +57,6 @@ fn tessera_mv(@builtin(local_invocation_index) local_index: u32, @builtin(workgr
     var saved_29_: bool;
     var taken_30_: bool;
     var left_31_: bool = false;
-    var tree_32_: u32;
 
     active_26_ = true;
     exited_27_ = false;
@@ -155,88 +155,71 @@ fn tessera_mv(@builtin(local_invocation_index) local_index: u32, @builtin(workgr
             workgroupBarrier();
             let _e168 = acc_8_;
             let _e170 = active_26_;
-            let _e173 = select(0u, bitcast<u32>(_e168), _e170);
             let _e177 = (i32(local_index) % 32i);
             let _e180 = (i32(local_index) - _e177);
             let _e184 = min(32i, (256i - _e180));
-            tree_32_ = _e173;
-            let _e186 = (_e180 + _e177);
-            lane_values[bitcast<u32>(_e186)] = _e173;
+            let _e185 = (_e180 + _e177);
+            lane_values[bitcast<u32>(_e185)] = select(0u, bitcast<u32>(_e168), _e170);
             workgroupBarrier();
-            let _e191 = (_e177 + 16i);
-            let _e192 = (_e191 < _e184);
-            let _e198 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e191), _e192))];
-            let _e202 = tree_32_;
-            tree_32_ = bitcast<u32>((bitcast<f32>(_e202) + bitcast<f32>(select(0u, _e198, _e192))));
+            let _e190 = (_e177 + 8i);
+            let _e192 = (_e177 + 16i);
+            let _e193 = (_e177 < _e184);
+            let _e199 = lane_values[bitcast<u32>(select(_e180, (_e180 + _e177), _e193))];
+            let _e202 = (_e192 < _e184);
+            let _e208 = lane_values[bitcast<u32>(select(_e180, (_e180 + _e192), _e202))];
+            let _e216 = (_e190 + 16i);
+            let _e217 = (_e190 < _e184);
+            let _e223 = lane_values[bitcast<u32>(select(_e180, (_e180 + _e190), _e217))];
+            let _e226 = (_e216 < _e184);
+            let _e232 = lane_values[bitcast<u32>(select(_e180, (_e180 + _e216), _e226))];
+            lane_spare[bitcast<u32>(_e185)] = bitcast<u32>((bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e199, _e193)) + bitcast<f32>(select(0u, _e208, _e202))))) + bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e223, _e217)) + bitcast<f32>(select(0u, _e232, _e226)))))));
             workgroupBarrier();
-            let _e209 = tree_32_;
-            lane_values[bitcast<u32>(_e186)] = _e209;
+            let _e247 = (_e177 + 2i);
+            let _e249 = (_e177 + 4i);
+            let _e250 = (_e177 < _e184);
+            let _e256 = lane_spare[bitcast<u32>(select(_e180, (_e180 + _e177), _e250))];
+            let _e259 = (_e249 < _e184);
+            let _e265 = lane_spare[bitcast<u32>(select(_e180, (_e180 + _e249), _e259))];
+            let _e273 = (_e247 + 4i);
+            let _e274 = (_e247 < _e184);
+            let _e280 = lane_spare[bitcast<u32>(select(_e180, (_e180 + _e247), _e274))];
+            let _e283 = (_e273 < _e184);
+            let _e289 = lane_spare[bitcast<u32>(select(_e180, (_e180 + _e273), _e283))];
+            lane_values[bitcast<u32>(_e185)] = bitcast<u32>((bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e256, _e250)) + bitcast<f32>(select(0u, _e265, _e259))))) + bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e280, _e274)) + bitcast<f32>(select(0u, _e289, _e283)))))));
             workgroupBarrier();
-            let _e214 = (_e177 + 8i);
-            let _e215 = (_e214 < _e184);
-            let _e221 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e214), _e215))];
-            let _e225 = tree_32_;
-            tree_32_ = bitcast<u32>((bitcast<f32>(_e225) + bitcast<f32>(select(0u, _e221, _e215))));
-            workgroupBarrier();
-            let _e232 = tree_32_;
-            lane_values[bitcast<u32>(_e186)] = _e232;
-            workgroupBarrier();
-            let _e237 = (_e177 + 4i);
-            let _e238 = (_e237 < _e184);
-            let _e244 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e237), _e238))];
-            let _e248 = tree_32_;
-            tree_32_ = bitcast<u32>((bitcast<f32>(_e248) + bitcast<f32>(select(0u, _e244, _e238))));
-            workgroupBarrier();
-            let _e255 = tree_32_;
-            lane_values[bitcast<u32>(_e186)] = _e255;
-            workgroupBarrier();
-            let _e260 = (_e177 + 2i);
-            let _e261 = (_e260 < _e184);
-            let _e267 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e260), _e261))];
-            let _e271 = tree_32_;
-            tree_32_ = bitcast<u32>((bitcast<f32>(_e271) + bitcast<f32>(select(0u, _e267, _e261))));
-            workgroupBarrier();
-            let _e278 = tree_32_;
-            lane_values[bitcast<u32>(_e186)] = _e278;
-            workgroupBarrier();
-            let _e283 = (_e177 + 1i);
-            let _e284 = (_e283 < _e184);
-            let _e290 = lane_values[bitcast<u32>(select(_e186, (_e180 + _e283), _e284))];
-            let _e294 = tree_32_;
-            tree_32_ = bitcast<u32>((bitcast<f32>(_e294) + bitcast<f32>(select(0u, _e290, _e284))));
-            workgroupBarrier();
-            let _e301 = tree_32_;
-            lane_values[bitcast<u32>(_e186)] = _e301;
-            workgroupBarrier();
-            let _e308 = lane_values[bitcast<u32>(_e180)];
-            let _e311 = active_26_;
-            if _e311 {
-                r21_ = bitcast<f32>(_e308);
+            let _e305 = (0i + 1i);
+            let _e306 = (0i < _e184);
+            let _e312 = lane_values[bitcast<u32>(select(_e180, (_e180 + 0i), _e306))];
+            let _e315 = (_e305 < _e184);
+            let _e321 = lane_values[bitcast<u32>(select(_e180, (_e180 + _e305), _e315))];
+            let _e330 = active_26_;
+            if _e330 {
+                r21_ = bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e312, _e306)) + bitcast<f32>(select(0u, _e321, _e315)))));
             }
-            let _e314 = active_26_;
-            if _e314 {
-                let _e316 = r21_;
-                total_22_ = _e316;
+            let _e333 = active_26_;
+            if _e333 {
+                let _e335 = r21_;
+                total_22_ = _e335;
                 r23_ = (i32(local_index) % 32i);
-                let _e324 = r23_;
-                r24_ = (_e324 == 0i);
-                let _e329 = r24_;
-                if _e329 {
-                    let _e331 = total_22_;
-                    let _e335 = params.N;
-                    let _e338 = col_5_;
-                    C[bitcast<u32>(((0i * _e335) + _e338))] = _e331;
+                let _e343 = r23_;
+                r24_ = (_e343 == 0i);
+                let _e348 = r24_;
+                if _e348 {
+                    let _e350 = total_22_;
+                    let _e354 = params.N;
+                    let _e357 = col_5_;
+                    C[bitcast<u32>(((0i * _e354) + _e357))] = _e350;
                 }
             }
         }
-        let _e345 = saved_29_;
-        let _e347 = taken_30_;
-        let _e351 = exited_27_;
-        active_26_ = ((_e345 && !(_e347)) && !(_e351));
+        let _e364 = saved_29_;
+        let _e366 = taken_30_;
+        let _e370 = exited_27_;
+        active_26_ = ((_e364 && !(_e366)) && !(_e370));
         {
         }
-        let _e356 = saved_29_;
-        let _e358 = exited_27_;
-        active_26_ = (_e356 && !(_e358));
+        let _e375 = saved_29_;
+        let _e377 = exited_27_;
+        active_26_ = (_e375 && !(_e377));
     }
 }

@@ -18,6 +18,7 @@ var<workgroup> tile2_warp_totals: array<u32, 8>;
 @group(0) @binding(3) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
+var<workgroup> lane_spare: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;
@@ -180,11 +181,9 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
     var saved_153_: bool;
     var taken_154_: bool;
     var scan_155_: u32;
-    var tree_156_: u32;
-    var tree_157_: u32;
+    var left_156_: bool = false;
+    var left_157_: bool = false;
     var left_158_: bool = false;
-    var left_159_: bool = false;
-    var left_160_: bool = false;
 
     active_133_ = true;
     exited_134_ = false;
@@ -848,248 +847,219 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
                 workgroupBarrier();
                 let _e1211 = zeros_37_;
                 let _e1213 = active_133_;
-                let _e1216 = select(0u, bitcast<u32>(_e1211), _e1213);
                 let _e1220 = (i32(local_index) % 32i);
                 let _e1223 = (i32(local_index) - _e1220);
                 let _e1227 = min(32i, (256i - _e1223));
-                tree_156_ = _e1216;
-                let _e1229 = (_e1223 + _e1220);
-                lane_values[bitcast<u32>(_e1229)] = _e1216;
+                let _e1228 = (_e1223 + _e1220);
+                lane_values[bitcast<u32>(_e1228)] = select(0u, bitcast<u32>(_e1211), _e1213);
                 workgroupBarrier();
-                let _e1234 = (_e1220 + 16i);
-                let _e1235 = (_e1234 < _e1227);
-                let _e1241 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1234), _e1235))];
-                let _e1245 = tree_156_;
-                tree_156_ = bitcast<u32>((_e1245 + select(0u, _e1241, _e1235)));
+                let _e1233 = (_e1220 + 8i);
+                let _e1235 = (_e1220 + 16i);
+                let _e1236 = (_e1220 < _e1227);
+                let _e1242 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1220), _e1236))];
+                let _e1245 = (_e1235 < _e1227);
+                let _e1251 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1235), _e1245))];
+                let _e1257 = (_e1233 + 16i);
+                let _e1258 = (_e1233 < _e1227);
+                let _e1264 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1233), _e1258))];
+                let _e1267 = (_e1257 < _e1227);
+                let _e1273 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1257), _e1267))];
+                lane_spare[bitcast<u32>(_e1228)] = bitcast<u32>((bitcast<u32>((select(0u, _e1242, _e1236) + select(0u, _e1251, _e1245))) + bitcast<u32>((select(0u, _e1264, _e1258) + select(0u, _e1273, _e1267)))));
                 workgroupBarrier();
-                let _e1250 = tree_156_;
-                lane_values[bitcast<u32>(_e1229)] = _e1250;
+                let _e1284 = (_e1220 + 2i);
+                let _e1286 = (_e1220 + 4i);
+                let _e1287 = (_e1220 < _e1227);
+                let _e1293 = lane_spare[bitcast<u32>(select(_e1223, (_e1223 + _e1220), _e1287))];
+                let _e1296 = (_e1286 < _e1227);
+                let _e1302 = lane_spare[bitcast<u32>(select(_e1223, (_e1223 + _e1286), _e1296))];
+                let _e1308 = (_e1284 + 4i);
+                let _e1309 = (_e1284 < _e1227);
+                let _e1315 = lane_spare[bitcast<u32>(select(_e1223, (_e1223 + _e1284), _e1309))];
+                let _e1318 = (_e1308 < _e1227);
+                let _e1324 = lane_spare[bitcast<u32>(select(_e1223, (_e1223 + _e1308), _e1318))];
+                lane_values[bitcast<u32>(_e1228)] = bitcast<u32>((bitcast<u32>((select(0u, _e1293, _e1287) + select(0u, _e1302, _e1296))) + bitcast<u32>((select(0u, _e1315, _e1309) + select(0u, _e1324, _e1318)))));
                 workgroupBarrier();
-                let _e1255 = (_e1220 + 8i);
-                let _e1256 = (_e1255 < _e1227);
-                let _e1262 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1255), _e1256))];
-                let _e1266 = tree_156_;
-                tree_156_ = bitcast<u32>((_e1266 + select(0u, _e1262, _e1256)));
-                workgroupBarrier();
-                let _e1271 = tree_156_;
-                lane_values[bitcast<u32>(_e1229)] = _e1271;
-                workgroupBarrier();
-                let _e1276 = (_e1220 + 4i);
-                let _e1277 = (_e1276 < _e1227);
-                let _e1283 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1276), _e1277))];
-                let _e1287 = tree_156_;
-                tree_156_ = bitcast<u32>((_e1287 + select(0u, _e1283, _e1277)));
-                workgroupBarrier();
-                let _e1292 = tree_156_;
-                lane_values[bitcast<u32>(_e1229)] = _e1292;
-                workgroupBarrier();
-                let _e1297 = (_e1220 + 2i);
-                let _e1298 = (_e1297 < _e1227);
-                let _e1304 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1297), _e1298))];
-                let _e1308 = tree_156_;
-                tree_156_ = bitcast<u32>((_e1308 + select(0u, _e1304, _e1298)));
-                workgroupBarrier();
-                let _e1313 = tree_156_;
-                lane_values[bitcast<u32>(_e1229)] = _e1313;
-                workgroupBarrier();
-                let _e1318 = (_e1220 + 1i);
-                let _e1319 = (_e1318 < _e1227);
-                let _e1325 = lane_values[bitcast<u32>(select(_e1229, (_e1223 + _e1318), _e1319))];
-                let _e1329 = tree_156_;
-                tree_156_ = bitcast<u32>((_e1329 + select(0u, _e1325, _e1319)));
-                workgroupBarrier();
-                let _e1334 = tree_156_;
-                lane_values[bitcast<u32>(_e1229)] = _e1334;
-                workgroupBarrier();
-                let _e1341 = lane_values[bitcast<u32>(_e1223)];
+                let _e1336 = (0i + 1i);
+                let _e1337 = (0i < _e1227);
+                let _e1343 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + 0i), _e1337))];
+                let _e1346 = (_e1336 < _e1227);
+                let _e1352 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1336), _e1346))];
                 workgroupBarrier();
                 if ((i32(local_index) % 32i) == 0i) {
-                    lane_values[bitcast<u32>((i32(local_index) / 32i))] = _e1341;
+                    lane_values[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>((select(0u, _e1343, _e1337) + select(0u, _e1352, _e1346)));
                 }
                 workgroupBarrier();
-                let _e1356 = i32(local_index);
-                let _e1358 = (_e1356 < 8i);
-                let _e1363 = lane_values[bitcast<u32>(select(0i, _e1356, _e1358))];
-                let _e1365 = select(0u, _e1363, _e1358);
-                tree_157_ = _e1365;
-                let _e1367 = (0i + _e1356);
-                lane_values[bitcast<u32>(_e1367)] = _e1365;
+                let _e1371 = i32(local_index);
+                let _e1373 = (_e1371 < 8i);
+                let _e1378 = lane_values[bitcast<u32>(select(0i, _e1371, _e1373))];
+                let _e1381 = (0i + _e1371);
+                lane_values[bitcast<u32>(_e1381)] = select(0u, _e1378, _e1373);
                 workgroupBarrier();
-                let _e1372 = (_e1356 + 4i);
-                let _e1373 = (_e1372 < 8i);
-                let _e1379 = lane_values[bitcast<u32>(select(_e1367, (0i + _e1372), _e1373))];
-                let _e1383 = tree_157_;
-                tree_157_ = bitcast<u32>((_e1383 + select(0u, _e1379, _e1373)));
+                let _e1386 = (_e1371 + 2i);
+                let _e1388 = (_e1371 + 4i);
+                let _e1389 = (_e1371 < 8i);
+                let _e1395 = lane_values[bitcast<u32>(select(0i, (0i + _e1371), _e1389))];
+                let _e1398 = (_e1388 < 8i);
+                let _e1404 = lane_values[bitcast<u32>(select(0i, (0i + _e1388), _e1398))];
+                let _e1410 = (_e1386 + 4i);
+                let _e1411 = (_e1386 < 8i);
+                let _e1417 = lane_values[bitcast<u32>(select(0i, (0i + _e1386), _e1411))];
+                let _e1420 = (_e1410 < 8i);
+                let _e1426 = lane_values[bitcast<u32>(select(0i, (0i + _e1410), _e1420))];
+                lane_spare[bitcast<u32>(_e1381)] = bitcast<u32>((bitcast<u32>((select(0u, _e1395, _e1389) + select(0u, _e1404, _e1398))) + bitcast<u32>((select(0u, _e1417, _e1411) + select(0u, _e1426, _e1420)))));
                 workgroupBarrier();
-                let _e1388 = tree_157_;
-                lane_values[bitcast<u32>(_e1367)] = _e1388;
-                workgroupBarrier();
-                let _e1393 = (_e1356 + 2i);
-                let _e1394 = (_e1393 < 8i);
-                let _e1400 = lane_values[bitcast<u32>(select(_e1367, (0i + _e1393), _e1394))];
-                let _e1404 = tree_157_;
-                tree_157_ = bitcast<u32>((_e1404 + select(0u, _e1400, _e1394)));
-                workgroupBarrier();
-                let _e1409 = tree_157_;
-                lane_values[bitcast<u32>(_e1367)] = _e1409;
-                workgroupBarrier();
-                let _e1414 = (_e1356 + 1i);
-                let _e1415 = (_e1414 < 8i);
-                let _e1421 = lane_values[bitcast<u32>(select(_e1367, (0i + _e1414), _e1415))];
-                let _e1425 = tree_157_;
-                tree_157_ = bitcast<u32>((_e1425 + select(0u, _e1421, _e1415)));
-                workgroupBarrier();
-                let _e1430 = tree_157_;
-                lane_values[bitcast<u32>(_e1367)] = _e1430;
-                workgroupBarrier();
-                let _e1437 = lane_values[bitcast<u32>(0i)];
-                let _e1439 = active_133_;
-                if _e1439 {
-                    r80_ = _e1437;
+                let _e1438 = (0i + 1i);
+                let _e1439 = (0i < 8i);
+                let _e1445 = lane_spare[bitcast<u32>(select(0i, (0i + 0i), _e1439))];
+                let _e1448 = (_e1438 < 8i);
+                let _e1454 = lane_spare[bitcast<u32>(select(0i, (0i + _e1438), _e1448))];
+                let _e1460 = active_133_;
+                if _e1460 {
+                    r80_ = bitcast<u32>((select(0u, _e1445, _e1439) + select(0u, _e1454, _e1448)));
                 }
-                let _e1442 = active_133_;
-                if _e1442 {
-                    let _e1444 = r80_;
-                    all_zeros_81_ = _e1444;
-                    let _e1447 = zeros_up_to_79_;
-                    let _e1449 = zeros_37_;
-                    r82_ = (_e1447 - _e1449);
-                    let _e1453 = r82_;
-                    zero_at_83_ = _e1453;
-                    let _e1457 = t_1_;
-                    r84_ = (4i * _e1457);
-                    let _e1461 = r84_;
-                    r85_ = u32(_e1461);
-                    let _e1465 = all_zeros_81_;
-                    let _e1467 = r85_;
-                    r86_ = (_e1465 + _e1467);
-                    let _e1471 = r86_;
-                    let _e1473 = zero_at_83_;
-                    r87_ = (_e1471 - _e1473);
-                    let _e1477 = r87_;
-                    one_at_88_ = _e1477;
+                let _e1463 = active_133_;
+                if _e1463 {
+                    let _e1465 = r80_;
+                    all_zeros_81_ = _e1465;
+                    let _e1468 = zeros_up_to_79_;
+                    let _e1470 = zeros_37_;
+                    r82_ = (_e1468 - _e1470);
+                    let _e1474 = r82_;
+                    zero_at_83_ = _e1474;
+                    let _e1478 = t_1_;
+                    r84_ = (4i * _e1478);
+                    let _e1482 = r84_;
+                    r85_ = u32(_e1482);
+                    let _e1486 = all_zeros_81_;
+                    let _e1488 = r85_;
+                    r86_ = (_e1486 + _e1488);
+                    let _e1492 = r86_;
+                    let _e1494 = zero_at_83_;
+                    r87_ = (_e1492 - _e1494);
+                    let _e1498 = r87_;
+                    one_at_88_ = _e1498;
                     r89_ = 4i;
                     r90_ = 1i;
                     k_91_ = 0i;
-                    left_158_ = false;
+                    left_156_ = false;
                     loop {
-                        let _e1495 = trips_132_;
-                        let _e1497 = (_e1495 + 1u);
-                        trips_132_ = _e1497;
-                        if (_e1497 > 4096u) {
+                        let _e1516 = trips_132_;
+                        let _e1518 = (_e1516 + 1u);
+                        trips_132_ = _e1518;
+                        if (_e1518 > 4096u) {
                             loop_guard[0u] = 7u;
-                            left_158_ = true;
+                            left_156_ = true;
                             break;
                         }
                         {
-                            let _e1501 = k_91_;
-                            r92_ = (_e1501 < 4i);
-                            let _e1506 = r92_;
-                            r93_ = !(_e1506);
-                            let _e1510 = r93_;
-                            if _e1510 {
-                                left_158_ = true;
+                            let _e1522 = k_91_;
+                            r92_ = (_e1522 < 4i);
+                            let _e1527 = r92_;
+                            r93_ = !(_e1527);
+                            let _e1531 = r93_;
+                            if _e1531 {
+                                left_156_ = true;
                                 break;
                             }
-                            let _e1515 = t_1_;
-                            r94_ = (4i * _e1515);
-                            let _e1519 = r94_;
-                            let _e1521 = k_91_;
-                            r95_ = (_e1519 + _e1521);
-                            let _e1526 = r95_;
-                            let _e1530 = tile0_keys[bitcast<u32>(_e1526)];
-                            r96_ = _e1530;
-                            let _e1533 = r96_;
-                            key_97_ = _e1533;
-                            let _e1536 = b_34_;
-                            r98_ = u32(_e1536);
-                            let _e1540 = key_97_;
-                            let _e1542 = r98_;
-                            r99_ = (_e1540 >> bitcast<u32>(_e1542));
-                            let _e1547 = r99_;
-                            r100_ = (_e1547 & 1u);
-                            let _e1552 = r100_;
-                            r101_ = (_e1552 == 0u);
-                            let _e1557 = r101_;
-                            if _e1557 {
-                                let _e1559 = key_97_;
-                                let _e1562 = zero_at_83_;
-                                tile1_moved[bitcast<u32>(_e1562)] = _e1559;
-                                let _e1567 = zero_at_83_;
-                                r102_ = (_e1567 + 1u);
-                                let _e1572 = r102_;
-                                zero_at_83_ = _e1572;
+                            let _e1536 = t_1_;
+                            r94_ = (4i * _e1536);
+                            let _e1540 = r94_;
+                            let _e1542 = k_91_;
+                            r95_ = (_e1540 + _e1542);
+                            let _e1547 = r95_;
+                            let _e1551 = tile0_keys[bitcast<u32>(_e1547)];
+                            r96_ = _e1551;
+                            let _e1554 = r96_;
+                            key_97_ = _e1554;
+                            let _e1557 = b_34_;
+                            r98_ = u32(_e1557);
+                            let _e1561 = key_97_;
+                            let _e1563 = r98_;
+                            r99_ = (_e1561 >> bitcast<u32>(_e1563));
+                            let _e1568 = r99_;
+                            r100_ = (_e1568 & 1u);
+                            let _e1573 = r100_;
+                            r101_ = (_e1573 == 0u);
+                            let _e1578 = r101_;
+                            if _e1578 {
+                                let _e1580 = key_97_;
+                                let _e1583 = zero_at_83_;
+                                tile1_moved[bitcast<u32>(_e1583)] = _e1580;
+                                let _e1588 = zero_at_83_;
+                                r102_ = (_e1588 + 1u);
+                                let _e1593 = r102_;
+                                zero_at_83_ = _e1593;
                             } else {
-                                let _e1575 = key_97_;
-                                let _e1578 = one_at_88_;
-                                tile1_moved[bitcast<u32>(_e1578)] = _e1575;
-                                let _e1583 = one_at_88_;
-                                r103_ = (_e1583 + 1u);
-                                let _e1588 = r103_;
-                                one_at_88_ = _e1588;
+                                let _e1596 = key_97_;
+                                let _e1599 = one_at_88_;
+                                tile1_moved[bitcast<u32>(_e1599)] = _e1596;
+                                let _e1604 = one_at_88_;
+                                r103_ = (_e1604 + 1u);
+                                let _e1609 = r103_;
+                                one_at_88_ = _e1609;
                             }
                         }
                         continuing {
-                            let _e1591 = k_91_;
-                            k_91_ = (_e1591 + 1i);
+                            let _e1612 = k_91_;
+                            k_91_ = (_e1612 + 1i);
                         }
                     }
-                    let _e1596 = left_158_;
-                    if !(_e1596) {
+                    let _e1617 = left_156_;
+                    if !(_e1617) {
                         loop_guard[0u] = 2147483655u;
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
-                let _e1603 = active_133_;
-                if _e1603 {
+                let _e1624 = active_133_;
+                if _e1624 {
                     r104_ = 4i;
                     r105_ = 1i;
                     k_106_ = 0i;
-                    left_159_ = false;
+                    left_157_ = false;
                     loop {
-                        let _e1620 = trips_132_;
-                        let _e1622 = (_e1620 + 1u);
-                        trips_132_ = _e1622;
-                        if (_e1622 > 4096u) {
+                        let _e1641 = trips_132_;
+                        let _e1643 = (_e1641 + 1u);
+                        trips_132_ = _e1643;
+                        if (_e1643 > 4096u) {
                             loop_guard[0u] = 8u;
-                            left_159_ = true;
+                            left_157_ = true;
                             break;
                         }
                         {
-                            let _e1626 = k_106_;
-                            r107_ = (_e1626 < 4i);
-                            let _e1631 = r107_;
-                            r108_ = !(_e1631);
-                            let _e1635 = r108_;
-                            if _e1635 {
-                                left_159_ = true;
+                            let _e1647 = k_106_;
+                            r107_ = (_e1647 < 4i);
+                            let _e1652 = r107_;
+                            r108_ = !(_e1652);
+                            let _e1656 = r108_;
+                            if _e1656 {
+                                left_157_ = true;
                                 break;
                             }
-                            let _e1640 = t_1_;
-                            r109_ = (4i * _e1640);
-                            let _e1644 = r109_;
-                            let _e1646 = k_106_;
-                            r110_ = (_e1644 + _e1646);
-                            let _e1651 = t_1_;
-                            r111_ = (4i * _e1651);
-                            let _e1655 = r111_;
-                            let _e1657 = k_106_;
-                            r112_ = (_e1655 + _e1657);
-                            let _e1662 = r112_;
-                            let _e1666 = tile1_moved[bitcast<u32>(_e1662)];
-                            r113_ = _e1666;
-                            let _e1669 = r113_;
-                            let _e1672 = r110_;
-                            tile0_keys[bitcast<u32>(_e1672)] = _e1669;
+                            let _e1661 = t_1_;
+                            r109_ = (4i * _e1661);
+                            let _e1665 = r109_;
+                            let _e1667 = k_106_;
+                            r110_ = (_e1665 + _e1667);
+                            let _e1672 = t_1_;
+                            r111_ = (4i * _e1672);
+                            let _e1676 = r111_;
+                            let _e1678 = k_106_;
+                            r112_ = (_e1676 + _e1678);
+                            let _e1683 = r112_;
+                            let _e1687 = tile1_moved[bitcast<u32>(_e1683)];
+                            r113_ = _e1687;
+                            let _e1690 = r113_;
+                            let _e1693 = r110_;
+                            tile0_keys[bitcast<u32>(_e1693)] = _e1690;
                         }
                         continuing {
-                            let _e1677 = k_106_;
-                            k_106_ = (_e1677 + 1i);
+                            let _e1698 = k_106_;
+                            k_106_ = (_e1698 + 1i);
                         }
                     }
-                    let _e1682 = left_159_;
-                    if !(_e1682) {
+                    let _e1703 = left_157_;
+                    if !(_e1703) {
                         loop_guard[0u] = 2147483656u;
                     }
                 }
@@ -1097,98 +1067,98 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
                 workgroupBarrier();
             }
             continuing {
-                let _e1689 = entry_139_;
+                let _e1710 = entry_139_;
                 continued_141_ = false;
-                let _e1693 = exited_134_;
-                let _e1695 = broken_140_;
-                let _e1697 = continued_141_;
-                active_133_ = (_e1689 && !((_e1693 || (_e1695 || _e1697))));
+                let _e1714 = exited_134_;
+                let _e1716 = broken_140_;
+                let _e1718 = continued_141_;
+                active_133_ = (_e1710 && !((_e1714 || (_e1716 || _e1718))));
                 {
-                    let _e1704 = active_133_;
-                    if _e1704 {
-                        let _e1706 = b_34_;
-                        b_34_ = (_e1706 + 1i);
+                    let _e1725 = active_133_;
+                    if _e1725 {
+                        let _e1727 = b_34_;
+                        b_34_ = (_e1727 + 1i);
                     }
                 }
             }
         }
-        let _e1711 = left_142_;
-        if !(_e1711) {
+        let _e1732 = left_142_;
+        if !(_e1732) {
             loop_guard[0u] = 2147483652u;
         }
-        let _e1718 = entry_139_;
-        let _e1720 = exited_134_;
-        active_133_ = (_e1718 && !(_e1720));
-        let _e1725 = active_133_;
-        if _e1725 {
+        let _e1739 = entry_139_;
+        let _e1741 = exited_134_;
+        active_133_ = (_e1739 && !(_e1741));
+        let _e1746 = active_133_;
+        if _e1746 {
             r114_ = 4i;
             r115_ = 1i;
             k_116_ = 0i;
-            left_160_ = false;
+            left_158_ = false;
             loop {
-                let _e1742 = trips_132_;
-                let _e1744 = (_e1742 + 1u);
-                trips_132_ = _e1744;
-                if (_e1744 > 4096u) {
+                let _e1763 = trips_132_;
+                let _e1765 = (_e1763 + 1u);
+                trips_132_ = _e1765;
+                if (_e1765 > 4096u) {
                     loop_guard[0u] = 9u;
-                    left_160_ = true;
+                    left_158_ = true;
                     break;
                 }
                 {
-                    let _e1748 = k_116_;
-                    r117_ = (_e1748 < 4i);
-                    let _e1753 = r117_;
-                    r118_ = !(_e1753);
-                    let _e1757 = r118_;
-                    if _e1757 {
-                        left_160_ = true;
+                    let _e1769 = k_116_;
+                    r117_ = (_e1769 < 4i);
+                    let _e1774 = r117_;
+                    r118_ = !(_e1774);
+                    let _e1778 = r118_;
+                    if _e1778 {
+                        left_158_ = true;
                         break;
                     }
-                    let _e1762 = t_1_;
-                    r119_ = (4i * _e1762);
-                    let _e1766 = r119_;
-                    let _e1768 = k_116_;
-                    r120_ = (_e1766 + _e1768);
-                    let _e1772 = r120_;
-                    i_121_ = _e1772;
-                    let _e1776 = params.N;
-                    r122_ = _e1776;
-                    let _e1779 = i_121_;
-                    let _e1781 = r122_;
-                    r123_ = (_e1779 < _e1781);
-                    let _e1785 = r123_;
-                    if _e1785 {
-                        let _e1788 = i_121_;
-                        let _e1792 = tile0_keys[bitcast<u32>(_e1788)];
-                        r124_ = _e1792;
-                        let _e1795 = r124_;
-                        key_125_ = _e1795;
-                        let _e1798 = key_125_;
-                        r126_ = (_e1798 >> bitcast<u32>(31u));
-                        let _e1804 = r126_;
-                        r127_ = (_e1804 == 1u);
-                        let _e1809 = key_125_;
-                        r128_ = (_e1809 & 2147483647u);
-                        let _e1814 = key_125_;
-                        r129_ = ~(_e1814);
-                        let _e1818 = r127_;
-                        let _e1820 = r128_;
-                        let _e1822 = r129_;
-                        r130_ = select(_e1822, _e1820, _e1818);
-                        let _e1826 = r130_;
-                        r131_ = bitcast<f32>(_e1826);
-                        let _e1830 = r131_;
-                        let _e1835 = i_121_;
-                        Y[bitcast<u32>(_e1835)] = _e1830;
+                    let _e1783 = t_1_;
+                    r119_ = (4i * _e1783);
+                    let _e1787 = r119_;
+                    let _e1789 = k_116_;
+                    r120_ = (_e1787 + _e1789);
+                    let _e1793 = r120_;
+                    i_121_ = _e1793;
+                    let _e1797 = params.N;
+                    r122_ = _e1797;
+                    let _e1800 = i_121_;
+                    let _e1802 = r122_;
+                    r123_ = (_e1800 < _e1802);
+                    let _e1806 = r123_;
+                    if _e1806 {
+                        let _e1809 = i_121_;
+                        let _e1813 = tile0_keys[bitcast<u32>(_e1809)];
+                        r124_ = _e1813;
+                        let _e1816 = r124_;
+                        key_125_ = _e1816;
+                        let _e1819 = key_125_;
+                        r126_ = (_e1819 >> bitcast<u32>(31u));
+                        let _e1825 = r126_;
+                        r127_ = (_e1825 == 1u);
+                        let _e1830 = key_125_;
+                        r128_ = (_e1830 & 2147483647u);
+                        let _e1835 = key_125_;
+                        r129_ = ~(_e1835);
+                        let _e1839 = r127_;
+                        let _e1841 = r128_;
+                        let _e1843 = r129_;
+                        r130_ = select(_e1843, _e1841, _e1839);
+                        let _e1847 = r130_;
+                        r131_ = bitcast<f32>(_e1847);
+                        let _e1851 = r131_;
+                        let _e1856 = i_121_;
+                        Y[bitcast<u32>(_e1856)] = _e1851;
                     }
                 }
                 continuing {
-                    let _e1840 = k_116_;
-                    k_116_ = (_e1840 + 1i);
+                    let _e1861 = k_116_;
+                    k_116_ = (_e1861 + 1i);
                 }
             }
-            let _e1845 = left_160_;
-            if !(_e1845) {
+            let _e1866 = left_158_;
+            if !(_e1866) {
                 loop_guard[0u] = 2147483657u;
             }
         }

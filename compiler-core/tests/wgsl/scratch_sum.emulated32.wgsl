@@ -14,6 +14,7 @@ var<storage, read_write> Partial: array<i32>;
 var<uniform> params: Params;
 var<workgroup> tile0_sums: array<i32, 32>;
 var<workgroup> lane_values: array<u32, 100>;
+var<workgroup> lane_spare: array<u32, 100>;
 var<workgroup> lane_active: array<u32, 100>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;
@@ -53,10 +54,8 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
     var active_30_: bool;
     var exited_31_: bool;
     var vote_number_32_: u32;
-    var tree_33_: u32;
-    var saved_34_: bool;
-    var taken_35_: bool;
-    var tree_36_: u32;
+    var saved_33_: bool;
+    var taken_34_: bool;
 
     active_30_ = true;
     exited_31_ = false;
@@ -118,187 +117,153 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         workgroupBarrier();
         let _e99 = x_6_;
         let _e101 = active_30_;
-        let _e104 = select(0u, bitcast<u32>(_e99), _e101);
         let _e108 = (i32(local_index) % 32i);
         let _e111 = (i32(local_index) - _e108);
         let _e115 = min(32i, (100i - _e111));
-        tree_33_ = _e104;
-        let _e117 = (_e111 + _e108);
-        lane_values[bitcast<u32>(_e117)] = _e104;
+        let _e116 = (_e111 + _e108);
+        lane_values[bitcast<u32>(_e116)] = select(0u, bitcast<u32>(_e99), _e101);
         workgroupBarrier();
-        let _e122 = (_e108 + 16i);
-        let _e123 = (_e122 < _e115);
-        let _e129 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e122), _e123))];
-        let _e133 = tree_33_;
-        tree_33_ = bitcast<u32>((bitcast<i32>(_e133) + bitcast<i32>(select(0u, _e129, _e123))));
+        let _e121 = (_e108 + 8i);
+        let _e123 = (_e108 + 16i);
+        let _e124 = (_e108 < _e115);
+        let _e130 = lane_values[bitcast<u32>(select(_e111, (_e111 + _e108), _e124))];
+        let _e133 = (_e123 < _e115);
+        let _e139 = lane_values[bitcast<u32>(select(_e111, (_e111 + _e123), _e133))];
+        let _e147 = (_e121 + 16i);
+        let _e148 = (_e121 < _e115);
+        let _e154 = lane_values[bitcast<u32>(select(_e111, (_e111 + _e121), _e148))];
+        let _e157 = (_e147 < _e115);
+        let _e163 = lane_values[bitcast<u32>(select(_e111, (_e111 + _e147), _e157))];
+        lane_spare[bitcast<u32>(_e116)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e130, _e124)) + bitcast<i32>(select(0u, _e139, _e133))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e154, _e148)) + bitcast<i32>(select(0u, _e163, _e157)))))));
         workgroupBarrier();
-        let _e140 = tree_33_;
-        lane_values[bitcast<u32>(_e117)] = _e140;
+        let _e178 = (_e108 + 2i);
+        let _e180 = (_e108 + 4i);
+        let _e181 = (_e108 < _e115);
+        let _e187 = lane_spare[bitcast<u32>(select(_e111, (_e111 + _e108), _e181))];
+        let _e190 = (_e180 < _e115);
+        let _e196 = lane_spare[bitcast<u32>(select(_e111, (_e111 + _e180), _e190))];
+        let _e204 = (_e178 + 4i);
+        let _e205 = (_e178 < _e115);
+        let _e211 = lane_spare[bitcast<u32>(select(_e111, (_e111 + _e178), _e205))];
+        let _e214 = (_e204 < _e115);
+        let _e220 = lane_spare[bitcast<u32>(select(_e111, (_e111 + _e204), _e214))];
+        lane_values[bitcast<u32>(_e116)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e187, _e181)) + bitcast<i32>(select(0u, _e196, _e190))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e211, _e205)) + bitcast<i32>(select(0u, _e220, _e214)))))));
         workgroupBarrier();
-        let _e145 = (_e108 + 8i);
-        let _e146 = (_e145 < _e115);
-        let _e152 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e145), _e146))];
-        let _e156 = tree_33_;
-        tree_33_ = bitcast<u32>((bitcast<i32>(_e156) + bitcast<i32>(select(0u, _e152, _e146))));
-        workgroupBarrier();
-        let _e163 = tree_33_;
-        lane_values[bitcast<u32>(_e117)] = _e163;
-        workgroupBarrier();
-        let _e168 = (_e108 + 4i);
-        let _e169 = (_e168 < _e115);
-        let _e175 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e168), _e169))];
-        let _e179 = tree_33_;
-        tree_33_ = bitcast<u32>((bitcast<i32>(_e179) + bitcast<i32>(select(0u, _e175, _e169))));
-        workgroupBarrier();
-        let _e186 = tree_33_;
-        lane_values[bitcast<u32>(_e117)] = _e186;
-        workgroupBarrier();
-        let _e191 = (_e108 + 2i);
-        let _e192 = (_e191 < _e115);
-        let _e198 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e191), _e192))];
-        let _e202 = tree_33_;
-        tree_33_ = bitcast<u32>((bitcast<i32>(_e202) + bitcast<i32>(select(0u, _e198, _e192))));
-        workgroupBarrier();
-        let _e209 = tree_33_;
-        lane_values[bitcast<u32>(_e117)] = _e209;
-        workgroupBarrier();
-        let _e214 = (_e108 + 1i);
-        let _e215 = (_e214 < _e115);
-        let _e221 = lane_values[bitcast<u32>(select(_e117, (_e111 + _e214), _e215))];
-        let _e225 = tree_33_;
-        tree_33_ = bitcast<u32>((bitcast<i32>(_e225) + bitcast<i32>(select(0u, _e221, _e215))));
-        workgroupBarrier();
-        let _e232 = tree_33_;
-        lane_values[bitcast<u32>(_e117)] = _e232;
-        workgroupBarrier();
-        let _e239 = lane_values[bitcast<u32>(_e111)];
-        let _e242 = active_30_;
-        if _e242 {
-            r16_ = bitcast<i32>(_e239);
+        let _e236 = (0i + 1i);
+        let _e237 = (0i < _e115);
+        let _e243 = lane_values[bitcast<u32>(select(_e111, (_e111 + 0i), _e237))];
+        let _e246 = (_e236 < _e115);
+        let _e252 = lane_values[bitcast<u32>(select(_e111, (_e111 + _e236), _e246))];
+        let _e261 = active_30_;
+        if _e261 {
+            r16_ = bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e243, _e237)) + bitcast<i32>(select(0u, _e252, _e246)))));
         }
-        let _e245 = active_30_;
-        if _e245 {
-            let _e247 = r16_;
-            warp_sum_17_ = _e247;
+        let _e264 = active_30_;
+        if _e264 {
+            let _e266 = r16_;
+            warp_sum_17_ = _e266;
             r18_ = (i32(local_index) % 32i);
-            let _e255 = r18_;
-            r19_ = (_e255 == 0i);
-            let _e260 = r19_;
-            if _e260 {
+            let _e274 = r18_;
+            r19_ = (_e274 == 0i);
+            let _e279 = r19_;
+            if _e279 {
                 r20_ = (i32(local_index) / 32i);
-                let _e267 = warp_sum_17_;
-                let _e270 = r20_;
-                tile0_sums[bitcast<u32>(_e270)] = _e267;
+                let _e286 = warp_sum_17_;
+                let _e289 = r20_;
+                tile0_sums[bitcast<u32>(_e289)] = _e286;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e275 = active_30_;
-        if _e275 {
+        let _e294 = active_30_;
+        if _e294 {
             r21_ = (i32(local_index) / 32i);
-            let _e282 = r21_;
-            r22_ = (_e282 == 0i);
+            let _e301 = r21_;
+            r22_ = (_e301 == 0i);
         }
-        let _e287 = active_30_;
-        saved_34_ = _e287;
-        let _e290 = r22_;
-        let _e292 = saved_34_;
-        let _e293 = (_e292 && _e290);
-        taken_35_ = _e293;
-        active_30_ = _e293;
+        let _e306 = active_30_;
+        saved_33_ = _e306;
+        let _e309 = r22_;
+        let _e311 = saved_33_;
+        let _e312 = (_e311 && _e309);
+        taken_34_ = _e312;
+        active_30_ = _e312;
         {
-            let _e297 = active_30_;
-            if _e297 {
+            let _e316 = active_30_;
+            if _e316 {
                 r23_ = (i32(local_index) % 32i);
-                let _e305 = r23_;
-                let _e309 = tile0_sums[bitcast<u32>(_e305)];
-                r24_ = _e309;
+                let _e324 = r23_;
+                let _e328 = tile0_sums[bitcast<u32>(_e324)];
+                r24_ = _e328;
             }
             workgroupBarrier();
-            let _e312 = r24_;
-            let _e314 = active_30_;
-            let _e317 = select(0u, bitcast<u32>(_e312), _e314);
-            let _e321 = (i32(local_index) % 32i);
-            let _e324 = (i32(local_index) - _e321);
-            let _e328 = min(32i, (100i - _e324));
-            tree_36_ = _e317;
-            let _e330 = (_e324 + _e321);
-            lane_values[bitcast<u32>(_e330)] = _e317;
+            let _e331 = r24_;
+            let _e333 = active_30_;
+            let _e340 = (i32(local_index) % 32i);
+            let _e343 = (i32(local_index) - _e340);
+            let _e347 = min(32i, (100i - _e343));
+            let _e348 = (_e343 + _e340);
+            lane_values[bitcast<u32>(_e348)] = select(0u, bitcast<u32>(_e331), _e333);
             workgroupBarrier();
-            let _e335 = (_e321 + 16i);
-            let _e336 = (_e335 < _e328);
-            let _e342 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e335), _e336))];
-            let _e346 = tree_36_;
-            tree_36_ = bitcast<u32>((bitcast<i32>(_e346) + bitcast<i32>(select(0u, _e342, _e336))));
+            let _e353 = (_e340 + 8i);
+            let _e355 = (_e340 + 16i);
+            let _e356 = (_e340 < _e347);
+            let _e362 = lane_values[bitcast<u32>(select(_e343, (_e343 + _e340), _e356))];
+            let _e365 = (_e355 < _e347);
+            let _e371 = lane_values[bitcast<u32>(select(_e343, (_e343 + _e355), _e365))];
+            let _e379 = (_e353 + 16i);
+            let _e380 = (_e353 < _e347);
+            let _e386 = lane_values[bitcast<u32>(select(_e343, (_e343 + _e353), _e380))];
+            let _e389 = (_e379 < _e347);
+            let _e395 = lane_values[bitcast<u32>(select(_e343, (_e343 + _e379), _e389))];
+            lane_spare[bitcast<u32>(_e348)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e362, _e356)) + bitcast<i32>(select(0u, _e371, _e365))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e386, _e380)) + bitcast<i32>(select(0u, _e395, _e389)))))));
             workgroupBarrier();
-            let _e353 = tree_36_;
-            lane_values[bitcast<u32>(_e330)] = _e353;
+            let _e410 = (_e340 + 2i);
+            let _e412 = (_e340 + 4i);
+            let _e413 = (_e340 < _e347);
+            let _e419 = lane_spare[bitcast<u32>(select(_e343, (_e343 + _e340), _e413))];
+            let _e422 = (_e412 < _e347);
+            let _e428 = lane_spare[bitcast<u32>(select(_e343, (_e343 + _e412), _e422))];
+            let _e436 = (_e410 + 4i);
+            let _e437 = (_e410 < _e347);
+            let _e443 = lane_spare[bitcast<u32>(select(_e343, (_e343 + _e410), _e437))];
+            let _e446 = (_e436 < _e347);
+            let _e452 = lane_spare[bitcast<u32>(select(_e343, (_e343 + _e436), _e446))];
+            lane_values[bitcast<u32>(_e348)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e419, _e413)) + bitcast<i32>(select(0u, _e428, _e422))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e443, _e437)) + bitcast<i32>(select(0u, _e452, _e446)))))));
             workgroupBarrier();
-            let _e358 = (_e321 + 8i);
-            let _e359 = (_e358 < _e328);
-            let _e365 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e358), _e359))];
-            let _e369 = tree_36_;
-            tree_36_ = bitcast<u32>((bitcast<i32>(_e369) + bitcast<i32>(select(0u, _e365, _e359))));
-            workgroupBarrier();
-            let _e376 = tree_36_;
-            lane_values[bitcast<u32>(_e330)] = _e376;
-            workgroupBarrier();
-            let _e381 = (_e321 + 4i);
-            let _e382 = (_e381 < _e328);
-            let _e388 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e381), _e382))];
-            let _e392 = tree_36_;
-            tree_36_ = bitcast<u32>((bitcast<i32>(_e392) + bitcast<i32>(select(0u, _e388, _e382))));
-            workgroupBarrier();
-            let _e399 = tree_36_;
-            lane_values[bitcast<u32>(_e330)] = _e399;
-            workgroupBarrier();
-            let _e404 = (_e321 + 2i);
-            let _e405 = (_e404 < _e328);
-            let _e411 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e404), _e405))];
-            let _e415 = tree_36_;
-            tree_36_ = bitcast<u32>((bitcast<i32>(_e415) + bitcast<i32>(select(0u, _e411, _e405))));
-            workgroupBarrier();
-            let _e422 = tree_36_;
-            lane_values[bitcast<u32>(_e330)] = _e422;
-            workgroupBarrier();
-            let _e427 = (_e321 + 1i);
-            let _e428 = (_e427 < _e328);
-            let _e434 = lane_values[bitcast<u32>(select(_e330, (_e324 + _e427), _e428))];
-            let _e438 = tree_36_;
-            tree_36_ = bitcast<u32>((bitcast<i32>(_e438) + bitcast<i32>(select(0u, _e434, _e428))));
-            workgroupBarrier();
-            let _e445 = tree_36_;
-            lane_values[bitcast<u32>(_e330)] = _e445;
-            workgroupBarrier();
-            let _e452 = lane_values[bitcast<u32>(_e324)];
-            let _e455 = active_30_;
-            if _e455 {
-                r25_ = bitcast<i32>(_e452);
+            let _e468 = (0i + 1i);
+            let _e469 = (0i < _e347);
+            let _e475 = lane_values[bitcast<u32>(select(_e343, (_e343 + 0i), _e469))];
+            let _e478 = (_e468 < _e347);
+            let _e484 = lane_values[bitcast<u32>(select(_e343, (_e343 + _e468), _e478))];
+            let _e493 = active_30_;
+            if _e493 {
+                r25_ = bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e475, _e469)) + bitcast<i32>(select(0u, _e484, _e478)))));
             }
-            let _e458 = active_30_;
-            if _e458 {
-                let _e460 = r25_;
-                total_26_ = _e460;
+            let _e496 = active_30_;
+            if _e496 {
+                let _e498 = r25_;
+                total_26_ = _e498;
                 r27_ = (i32(local_index) % 32i);
-                let _e468 = r27_;
-                r28_ = (_e468 == 0i);
-                let _e473 = r28_;
-                if _e473 {
+                let _e506 = r27_;
+                r28_ = (_e506 == 0i);
+                let _e511 = r28_;
+                if _e511 {
                     r29_ = i32(block.x);
-                    let _e479 = total_26_;
-                    let _e484 = r29_;
-                    Partial[bitcast<u32>(_e484)] = _e479;
+                    let _e517 = total_26_;
+                    let _e522 = r29_;
+                    Partial[bitcast<u32>(_e522)] = _e517;
                 }
             }
         }
-        let _e489 = saved_34_;
-        let _e491 = taken_35_;
-        let _e495 = exited_31_;
-        active_30_ = ((_e489 && !(_e491)) && !(_e495));
+        let _e527 = saved_33_;
+        let _e529 = taken_34_;
+        let _e533 = exited_31_;
+        active_30_ = ((_e527 && !(_e529)) && !(_e533));
         {
         }
-        let _e500 = saved_34_;
-        let _e502 = exited_31_;
-        active_30_ = (_e500 && !(_e502));
+        let _e538 = saved_33_;
+        let _e540 = exited_31_;
+        active_30_ = (_e538 && !(_e540));
     }
 }

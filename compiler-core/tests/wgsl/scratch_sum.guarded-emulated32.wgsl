@@ -17,6 +17,7 @@ var<workgroup> tile0_sums: array<i32, 32>;
 @group(0) @binding(3) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 100>;
+var<workgroup> lane_spare: array<u32, 100>;
 var<workgroup> lane_active: array<u32, 100>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;
@@ -58,10 +59,8 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
     var exited_32_: bool;
     var vote_number_33_: u32;
     var left_34_: bool = false;
-    var tree_35_: u32;
-    var saved_36_: bool;
-    var taken_37_: bool;
-    var tree_38_: u32;
+    var saved_35_: bool;
+    var taken_36_: bool;
 
     active_31_ = true;
     exited_32_ = false;
@@ -139,187 +138,153 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
         workgroupBarrier();
         let _e124 = x_6_;
         let _e126 = active_31_;
-        let _e129 = select(0u, bitcast<u32>(_e124), _e126);
         let _e133 = (i32(local_index) % 32i);
         let _e136 = (i32(local_index) - _e133);
         let _e140 = min(32i, (100i - _e136));
-        tree_35_ = _e129;
-        let _e142 = (_e136 + _e133);
-        lane_values[bitcast<u32>(_e142)] = _e129;
+        let _e141 = (_e136 + _e133);
+        lane_values[bitcast<u32>(_e141)] = select(0u, bitcast<u32>(_e124), _e126);
         workgroupBarrier();
-        let _e147 = (_e133 + 16i);
-        let _e148 = (_e147 < _e140);
-        let _e154 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e147), _e148))];
-        let _e158 = tree_35_;
-        tree_35_ = bitcast<u32>((bitcast<i32>(_e158) + bitcast<i32>(select(0u, _e154, _e148))));
+        let _e146 = (_e133 + 8i);
+        let _e148 = (_e133 + 16i);
+        let _e149 = (_e133 < _e140);
+        let _e155 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e133), _e149))];
+        let _e158 = (_e148 < _e140);
+        let _e164 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e148), _e158))];
+        let _e172 = (_e146 + 16i);
+        let _e173 = (_e146 < _e140);
+        let _e179 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e146), _e173))];
+        let _e182 = (_e172 < _e140);
+        let _e188 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e172), _e182))];
+        lane_spare[bitcast<u32>(_e141)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e155, _e149)) + bitcast<i32>(select(0u, _e164, _e158))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e179, _e173)) + bitcast<i32>(select(0u, _e188, _e182)))))));
         workgroupBarrier();
-        let _e165 = tree_35_;
-        lane_values[bitcast<u32>(_e142)] = _e165;
+        let _e203 = (_e133 + 2i);
+        let _e205 = (_e133 + 4i);
+        let _e206 = (_e133 < _e140);
+        let _e212 = lane_spare[bitcast<u32>(select(_e136, (_e136 + _e133), _e206))];
+        let _e215 = (_e205 < _e140);
+        let _e221 = lane_spare[bitcast<u32>(select(_e136, (_e136 + _e205), _e215))];
+        let _e229 = (_e203 + 4i);
+        let _e230 = (_e203 < _e140);
+        let _e236 = lane_spare[bitcast<u32>(select(_e136, (_e136 + _e203), _e230))];
+        let _e239 = (_e229 < _e140);
+        let _e245 = lane_spare[bitcast<u32>(select(_e136, (_e136 + _e229), _e239))];
+        lane_values[bitcast<u32>(_e141)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e212, _e206)) + bitcast<i32>(select(0u, _e221, _e215))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e236, _e230)) + bitcast<i32>(select(0u, _e245, _e239)))))));
         workgroupBarrier();
-        let _e170 = (_e133 + 8i);
-        let _e171 = (_e170 < _e140);
-        let _e177 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e170), _e171))];
-        let _e181 = tree_35_;
-        tree_35_ = bitcast<u32>((bitcast<i32>(_e181) + bitcast<i32>(select(0u, _e177, _e171))));
-        workgroupBarrier();
-        let _e188 = tree_35_;
-        lane_values[bitcast<u32>(_e142)] = _e188;
-        workgroupBarrier();
-        let _e193 = (_e133 + 4i);
-        let _e194 = (_e193 < _e140);
-        let _e200 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e193), _e194))];
-        let _e204 = tree_35_;
-        tree_35_ = bitcast<u32>((bitcast<i32>(_e204) + bitcast<i32>(select(0u, _e200, _e194))));
-        workgroupBarrier();
-        let _e211 = tree_35_;
-        lane_values[bitcast<u32>(_e142)] = _e211;
-        workgroupBarrier();
-        let _e216 = (_e133 + 2i);
-        let _e217 = (_e216 < _e140);
-        let _e223 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e216), _e217))];
-        let _e227 = tree_35_;
-        tree_35_ = bitcast<u32>((bitcast<i32>(_e227) + bitcast<i32>(select(0u, _e223, _e217))));
-        workgroupBarrier();
-        let _e234 = tree_35_;
-        lane_values[bitcast<u32>(_e142)] = _e234;
-        workgroupBarrier();
-        let _e239 = (_e133 + 1i);
-        let _e240 = (_e239 < _e140);
-        let _e246 = lane_values[bitcast<u32>(select(_e142, (_e136 + _e239), _e240))];
-        let _e250 = tree_35_;
-        tree_35_ = bitcast<u32>((bitcast<i32>(_e250) + bitcast<i32>(select(0u, _e246, _e240))));
-        workgroupBarrier();
-        let _e257 = tree_35_;
-        lane_values[bitcast<u32>(_e142)] = _e257;
-        workgroupBarrier();
-        let _e264 = lane_values[bitcast<u32>(_e136)];
-        let _e267 = active_31_;
-        if _e267 {
-            r16_ = bitcast<i32>(_e264);
+        let _e261 = (0i + 1i);
+        let _e262 = (0i < _e140);
+        let _e268 = lane_values[bitcast<u32>(select(_e136, (_e136 + 0i), _e262))];
+        let _e271 = (_e261 < _e140);
+        let _e277 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e261), _e271))];
+        let _e286 = active_31_;
+        if _e286 {
+            r16_ = bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e268, _e262)) + bitcast<i32>(select(0u, _e277, _e271)))));
         }
-        let _e270 = active_31_;
-        if _e270 {
-            let _e272 = r16_;
-            warp_sum_17_ = _e272;
+        let _e289 = active_31_;
+        if _e289 {
+            let _e291 = r16_;
+            warp_sum_17_ = _e291;
             r18_ = (i32(local_index) % 32i);
-            let _e280 = r18_;
-            r19_ = (_e280 == 0i);
-            let _e285 = r19_;
-            if _e285 {
+            let _e299 = r18_;
+            r19_ = (_e299 == 0i);
+            let _e304 = r19_;
+            if _e304 {
                 r20_ = (i32(local_index) / 32i);
-                let _e292 = warp_sum_17_;
-                let _e295 = r20_;
-                tile0_sums[bitcast<u32>(_e295)] = _e292;
+                let _e311 = warp_sum_17_;
+                let _e314 = r20_;
+                tile0_sums[bitcast<u32>(_e314)] = _e311;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e300 = active_31_;
-        if _e300 {
+        let _e319 = active_31_;
+        if _e319 {
             r21_ = (i32(local_index) / 32i);
-            let _e307 = r21_;
-            r22_ = (_e307 == 0i);
+            let _e326 = r21_;
+            r22_ = (_e326 == 0i);
         }
-        let _e312 = active_31_;
-        saved_36_ = _e312;
-        let _e315 = r22_;
-        let _e317 = saved_36_;
-        let _e318 = (_e317 && _e315);
-        taken_37_ = _e318;
-        active_31_ = _e318;
+        let _e331 = active_31_;
+        saved_35_ = _e331;
+        let _e334 = r22_;
+        let _e336 = saved_35_;
+        let _e337 = (_e336 && _e334);
+        taken_36_ = _e337;
+        active_31_ = _e337;
         {
-            let _e322 = active_31_;
-            if _e322 {
+            let _e341 = active_31_;
+            if _e341 {
                 r23_ = (i32(local_index) % 32i);
-                let _e330 = r23_;
-                let _e334 = tile0_sums[bitcast<u32>(_e330)];
-                r24_ = _e334;
+                let _e349 = r23_;
+                let _e353 = tile0_sums[bitcast<u32>(_e349)];
+                r24_ = _e353;
             }
             workgroupBarrier();
-            let _e337 = r24_;
-            let _e339 = active_31_;
-            let _e342 = select(0u, bitcast<u32>(_e337), _e339);
-            let _e346 = (i32(local_index) % 32i);
-            let _e349 = (i32(local_index) - _e346);
-            let _e353 = min(32i, (100i - _e349));
-            tree_38_ = _e342;
-            let _e355 = (_e349 + _e346);
-            lane_values[bitcast<u32>(_e355)] = _e342;
+            let _e356 = r24_;
+            let _e358 = active_31_;
+            let _e365 = (i32(local_index) % 32i);
+            let _e368 = (i32(local_index) - _e365);
+            let _e372 = min(32i, (100i - _e368));
+            let _e373 = (_e368 + _e365);
+            lane_values[bitcast<u32>(_e373)] = select(0u, bitcast<u32>(_e356), _e358);
             workgroupBarrier();
-            let _e360 = (_e346 + 16i);
-            let _e361 = (_e360 < _e353);
-            let _e367 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e360), _e361))];
-            let _e371 = tree_38_;
-            tree_38_ = bitcast<u32>((bitcast<i32>(_e371) + bitcast<i32>(select(0u, _e367, _e361))));
+            let _e378 = (_e365 + 8i);
+            let _e380 = (_e365 + 16i);
+            let _e381 = (_e365 < _e372);
+            let _e387 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e365), _e381))];
+            let _e390 = (_e380 < _e372);
+            let _e396 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e380), _e390))];
+            let _e404 = (_e378 + 16i);
+            let _e405 = (_e378 < _e372);
+            let _e411 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e378), _e405))];
+            let _e414 = (_e404 < _e372);
+            let _e420 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e404), _e414))];
+            lane_spare[bitcast<u32>(_e373)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e387, _e381)) + bitcast<i32>(select(0u, _e396, _e390))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e411, _e405)) + bitcast<i32>(select(0u, _e420, _e414)))))));
             workgroupBarrier();
-            let _e378 = tree_38_;
-            lane_values[bitcast<u32>(_e355)] = _e378;
+            let _e435 = (_e365 + 2i);
+            let _e437 = (_e365 + 4i);
+            let _e438 = (_e365 < _e372);
+            let _e444 = lane_spare[bitcast<u32>(select(_e368, (_e368 + _e365), _e438))];
+            let _e447 = (_e437 < _e372);
+            let _e453 = lane_spare[bitcast<u32>(select(_e368, (_e368 + _e437), _e447))];
+            let _e461 = (_e435 + 4i);
+            let _e462 = (_e435 < _e372);
+            let _e468 = lane_spare[bitcast<u32>(select(_e368, (_e368 + _e435), _e462))];
+            let _e471 = (_e461 < _e372);
+            let _e477 = lane_spare[bitcast<u32>(select(_e368, (_e368 + _e461), _e471))];
+            lane_values[bitcast<u32>(_e373)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e444, _e438)) + bitcast<i32>(select(0u, _e453, _e447))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e468, _e462)) + bitcast<i32>(select(0u, _e477, _e471)))))));
             workgroupBarrier();
-            let _e383 = (_e346 + 8i);
-            let _e384 = (_e383 < _e353);
-            let _e390 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e383), _e384))];
-            let _e394 = tree_38_;
-            tree_38_ = bitcast<u32>((bitcast<i32>(_e394) + bitcast<i32>(select(0u, _e390, _e384))));
-            workgroupBarrier();
-            let _e401 = tree_38_;
-            lane_values[bitcast<u32>(_e355)] = _e401;
-            workgroupBarrier();
-            let _e406 = (_e346 + 4i);
-            let _e407 = (_e406 < _e353);
-            let _e413 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e406), _e407))];
-            let _e417 = tree_38_;
-            tree_38_ = bitcast<u32>((bitcast<i32>(_e417) + bitcast<i32>(select(0u, _e413, _e407))));
-            workgroupBarrier();
-            let _e424 = tree_38_;
-            lane_values[bitcast<u32>(_e355)] = _e424;
-            workgroupBarrier();
-            let _e429 = (_e346 + 2i);
-            let _e430 = (_e429 < _e353);
-            let _e436 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e429), _e430))];
-            let _e440 = tree_38_;
-            tree_38_ = bitcast<u32>((bitcast<i32>(_e440) + bitcast<i32>(select(0u, _e436, _e430))));
-            workgroupBarrier();
-            let _e447 = tree_38_;
-            lane_values[bitcast<u32>(_e355)] = _e447;
-            workgroupBarrier();
-            let _e452 = (_e346 + 1i);
-            let _e453 = (_e452 < _e353);
-            let _e459 = lane_values[bitcast<u32>(select(_e355, (_e349 + _e452), _e453))];
-            let _e463 = tree_38_;
-            tree_38_ = bitcast<u32>((bitcast<i32>(_e463) + bitcast<i32>(select(0u, _e459, _e453))));
-            workgroupBarrier();
-            let _e470 = tree_38_;
-            lane_values[bitcast<u32>(_e355)] = _e470;
-            workgroupBarrier();
-            let _e477 = lane_values[bitcast<u32>(_e349)];
-            let _e480 = active_31_;
-            if _e480 {
-                r25_ = bitcast<i32>(_e477);
+            let _e493 = (0i + 1i);
+            let _e494 = (0i < _e372);
+            let _e500 = lane_values[bitcast<u32>(select(_e368, (_e368 + 0i), _e494))];
+            let _e503 = (_e493 < _e372);
+            let _e509 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e493), _e503))];
+            let _e518 = active_31_;
+            if _e518 {
+                r25_ = bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e500, _e494)) + bitcast<i32>(select(0u, _e509, _e503)))));
             }
-            let _e483 = active_31_;
-            if _e483 {
-                let _e485 = r25_;
-                total_26_ = _e485;
+            let _e521 = active_31_;
+            if _e521 {
+                let _e523 = r25_;
+                total_26_ = _e523;
                 r27_ = (i32(local_index) % 32i);
-                let _e493 = r27_;
-                r28_ = (_e493 == 0i);
-                let _e498 = r28_;
-                if _e498 {
+                let _e531 = r27_;
+                r28_ = (_e531 == 0i);
+                let _e536 = r28_;
+                if _e536 {
                     r29_ = i32(block.x);
-                    let _e504 = total_26_;
-                    let _e509 = r29_;
-                    Partial[bitcast<u32>(_e509)] = _e504;
+                    let _e542 = total_26_;
+                    let _e547 = r29_;
+                    Partial[bitcast<u32>(_e547)] = _e542;
                 }
             }
         }
-        let _e514 = saved_36_;
-        let _e516 = taken_37_;
-        let _e520 = exited_32_;
-        active_31_ = ((_e514 && !(_e516)) && !(_e520));
+        let _e552 = saved_35_;
+        let _e554 = taken_36_;
+        let _e558 = exited_32_;
+        active_31_ = ((_e552 && !(_e554)) && !(_e558));
         {
         }
-        let _e525 = saved_36_;
-        let _e527 = exited_32_;
-        active_31_ = (_e525 && !(_e527));
+        let _e563 = saved_35_;
+        let _e565 = exited_32_;
+        active_31_ = (_e563 && !(_e565));
     }
 }

@@ -16,6 +16,7 @@ var<uniform> params: Params;
 @group(0) @binding(3) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 128>;
+var<workgroup> lane_spare: array<u32, 128>;
 var<workgroup> lane_active: array<u32, 128>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;
@@ -78,10 +79,8 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
     var saved_53_: bool;
     var taken_54_: bool;
     var left_55_: bool = false;
-    var tree_56_: u32;
+    var left_56_: bool = false;
     var left_57_: bool = false;
-    var tree_58_: u32;
-    var left_59_: bool = false;
 
     active_50_ = true;
     exited_51_ = false;
@@ -174,262 +173,228 @@ fn tessera_softmax(@builtin(local_invocation_index) local_index: u32, @builtin(w
             workgroupBarrier();
             let _e150 = m_9_;
             let _e152 = active_50_;
-            let _e155 = select(4286578688u, bitcast<u32>(_e150), _e152);
             let _e159 = (i32(local_index) % 32i);
             let _e162 = (i32(local_index) - _e159);
             let _e166 = min(32i, (128i - _e162));
-            tree_56_ = _e155;
-            let _e168 = (_e162 + _e159);
-            lane_values[bitcast<u32>(_e168)] = _e155;
+            let _e167 = (_e162 + _e159);
+            lane_values[bitcast<u32>(_e167)] = select(4286578688u, bitcast<u32>(_e150), _e152);
             workgroupBarrier();
-            let _e173 = (_e159 + 16i);
-            let _e174 = (_e173 < _e166);
-            let _e180 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e173), _e174))];
-            let _e184 = tree_56_;
-            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e184), bitcast<f32>(select(4286578688u, _e180, _e174))));
+            let _e172 = (_e159 + 8i);
+            let _e174 = (_e159 + 16i);
+            let _e175 = (_e159 < _e166);
+            let _e181 = lane_values[bitcast<u32>(select(_e162, (_e162 + _e159), _e175))];
+            let _e184 = (_e174 < _e166);
+            let _e190 = lane_values[bitcast<u32>(select(_e162, (_e162 + _e174), _e184))];
+            let _e198 = (_e172 + 16i);
+            let _e199 = (_e172 < _e166);
+            let _e205 = lane_values[bitcast<u32>(select(_e162, (_e162 + _e172), _e199))];
+            let _e208 = (_e198 < _e166);
+            let _e214 = lane_values[bitcast<u32>(select(_e162, (_e162 + _e198), _e208))];
+            lane_spare[bitcast<u32>(_e167)] = bitcast<u32>(max(bitcast<f32>(bitcast<u32>(max(bitcast<f32>(select(4286578688u, _e181, _e175)), bitcast<f32>(select(4286578688u, _e190, _e184))))), bitcast<f32>(bitcast<u32>(max(bitcast<f32>(select(4286578688u, _e205, _e199)), bitcast<f32>(select(4286578688u, _e214, _e208)))))));
             workgroupBarrier();
-            let _e191 = tree_56_;
-            lane_values[bitcast<u32>(_e168)] = _e191;
+            let _e229 = (_e159 + 2i);
+            let _e231 = (_e159 + 4i);
+            let _e232 = (_e159 < _e166);
+            let _e238 = lane_spare[bitcast<u32>(select(_e162, (_e162 + _e159), _e232))];
+            let _e241 = (_e231 < _e166);
+            let _e247 = lane_spare[bitcast<u32>(select(_e162, (_e162 + _e231), _e241))];
+            let _e255 = (_e229 + 4i);
+            let _e256 = (_e229 < _e166);
+            let _e262 = lane_spare[bitcast<u32>(select(_e162, (_e162 + _e229), _e256))];
+            let _e265 = (_e255 < _e166);
+            let _e271 = lane_spare[bitcast<u32>(select(_e162, (_e162 + _e255), _e265))];
+            lane_values[bitcast<u32>(_e167)] = bitcast<u32>(max(bitcast<f32>(bitcast<u32>(max(bitcast<f32>(select(4286578688u, _e238, _e232)), bitcast<f32>(select(4286578688u, _e247, _e241))))), bitcast<f32>(bitcast<u32>(max(bitcast<f32>(select(4286578688u, _e262, _e256)), bitcast<f32>(select(4286578688u, _e271, _e265)))))));
             workgroupBarrier();
-            let _e196 = (_e159 + 8i);
-            let _e197 = (_e196 < _e166);
-            let _e203 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e196), _e197))];
-            let _e207 = tree_56_;
-            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e207), bitcast<f32>(select(4286578688u, _e203, _e197))));
-            workgroupBarrier();
-            let _e214 = tree_56_;
-            lane_values[bitcast<u32>(_e168)] = _e214;
-            workgroupBarrier();
-            let _e219 = (_e159 + 4i);
-            let _e220 = (_e219 < _e166);
-            let _e226 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e219), _e220))];
-            let _e230 = tree_56_;
-            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e230), bitcast<f32>(select(4286578688u, _e226, _e220))));
-            workgroupBarrier();
-            let _e237 = tree_56_;
-            lane_values[bitcast<u32>(_e168)] = _e237;
-            workgroupBarrier();
-            let _e242 = (_e159 + 2i);
-            let _e243 = (_e242 < _e166);
-            let _e249 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e242), _e243))];
-            let _e253 = tree_56_;
-            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e253), bitcast<f32>(select(4286578688u, _e249, _e243))));
-            workgroupBarrier();
-            let _e260 = tree_56_;
-            lane_values[bitcast<u32>(_e168)] = _e260;
-            workgroupBarrier();
-            let _e265 = (_e159 + 1i);
-            let _e266 = (_e265 < _e166);
-            let _e272 = lane_values[bitcast<u32>(select(_e168, (_e162 + _e265), _e266))];
-            let _e276 = tree_56_;
-            tree_56_ = bitcast<u32>(max(bitcast<f32>(_e276), bitcast<f32>(select(4286578688u, _e272, _e266))));
-            workgroupBarrier();
-            let _e283 = tree_56_;
-            lane_values[bitcast<u32>(_e168)] = _e283;
-            workgroupBarrier();
-            let _e290 = lane_values[bitcast<u32>(_e162)];
-            let _e293 = active_50_;
-            if _e293 {
-                r20_ = bitcast<f32>(_e290);
+            let _e287 = (0i + 1i);
+            let _e288 = (0i < _e166);
+            let _e294 = lane_values[bitcast<u32>(select(_e162, (_e162 + 0i), _e288))];
+            let _e297 = (_e287 < _e166);
+            let _e303 = lane_values[bitcast<u32>(select(_e162, (_e162 + _e287), _e297))];
+            let _e312 = active_50_;
+            if _e312 {
+                r20_ = bitcast<f32>(bitcast<u32>(max(bitcast<f32>(select(4286578688u, _e294, _e288)), bitcast<f32>(select(4286578688u, _e303, _e297)))));
             }
-            let _e296 = active_50_;
-            if _e296 {
-                let _e298 = r20_;
-                row_max_21_ = _e298;
+            let _e315 = active_50_;
+            if _e315 {
+                let _e317 = r20_;
+                row_max_21_ = _e317;
                 s_22_ = 0f;
                 r23_ = (i32(local_index) % 32i);
-                let _e309 = params.C;
-                r24_ = _e309;
+                let _e328 = params.C;
+                r24_ = _e328;
                 r25_ = 32i;
-                let _e314 = r24_;
-                r26_ = _e314;
-                let _e317 = r25_;
-                r27_ = _e317;
-                let _e320 = r23_;
-                c_28_ = _e320;
-                left_57_ = false;
+                let _e333 = r24_;
+                r26_ = _e333;
+                let _e336 = r25_;
+                r27_ = _e336;
+                let _e339 = r23_;
+                c_28_ = _e339;
+                left_56_ = false;
                 loop {
-                    let _e332 = trips_49_;
-                    let _e334 = (_e332 + 1u);
-                    trips_49_ = _e334;
-                    if (_e334 > 4096u) {
+                    let _e351 = trips_49_;
+                    let _e353 = (_e351 + 1u);
+                    trips_49_ = _e353;
+                    if (_e353 > 4096u) {
                         loop_guard[0u] = 2u;
-                        left_57_ = true;
+                        left_56_ = true;
                         break;
                     }
                     {
-                        let _e338 = c_28_;
-                        let _e340 = r26_;
-                        r29_ = (_e338 < _e340);
-                        let _e344 = r29_;
-                        r30_ = !(_e344);
-                        let _e348 = r30_;
-                        if _e348 {
-                            left_57_ = true;
+                        let _e357 = c_28_;
+                        let _e359 = r26_;
+                        r29_ = (_e357 < _e359);
+                        let _e363 = r29_;
+                        r30_ = !(_e363);
+                        let _e367 = r30_;
+                        if _e367 {
+                            left_56_ = true;
                             break;
                         }
-                        let _e356 = params.C;
-                        let _e358 = row_5_;
-                        let _e360 = c_28_;
-                        let _e366 = X[bitcast<u32>(((_e358 * _e356) + _e360))];
-                        r31_ = _e366;
-                        let _e369 = r31_;
-                        let _e371 = row_max_21_;
-                        r32_ = (_e369 - _e371);
-                        let _e375 = r32_;
-                        r33_ = exp(_e375);
-                        let _e379 = s_22_;
-                        let _e381 = r33_;
-                        r34_ = (_e379 + _e381);
-                        let _e385 = r34_;
-                        s_22_ = _e385;
+                        let _e375 = params.C;
+                        let _e377 = row_5_;
+                        let _e379 = c_28_;
+                        let _e385 = X[bitcast<u32>(((_e377 * _e375) + _e379))];
+                        r31_ = _e385;
+                        let _e388 = r31_;
+                        let _e390 = row_max_21_;
+                        r32_ = (_e388 - _e390);
+                        let _e394 = r32_;
+                        r33_ = exp(_e394);
+                        let _e398 = s_22_;
+                        let _e400 = r33_;
+                        r34_ = (_e398 + _e400);
+                        let _e404 = r34_;
+                        s_22_ = _e404;
                     }
                     continuing {
-                        let _e388 = c_28_;
-                        let _e390 = r27_;
-                        c_28_ = (_e388 + _e390);
+                        let _e407 = c_28_;
+                        let _e409 = r27_;
+                        c_28_ = (_e407 + _e409);
                     }
                 }
-                let _e394 = left_57_;
-                if !(_e394) {
+                let _e413 = left_56_;
+                if !(_e413) {
                     loop_guard[0u] = 2147483650u;
                 }
             }
             workgroupBarrier();
-            let _e401 = s_22_;
-            let _e403 = active_50_;
-            let _e406 = select(0u, bitcast<u32>(_e401), _e403);
-            let _e410 = (i32(local_index) % 32i);
-            let _e413 = (i32(local_index) - _e410);
-            let _e417 = min(32i, (128i - _e413));
-            tree_58_ = _e406;
-            let _e419 = (_e413 + _e410);
-            lane_values[bitcast<u32>(_e419)] = _e406;
+            let _e420 = s_22_;
+            let _e422 = active_50_;
+            let _e429 = (i32(local_index) % 32i);
+            let _e432 = (i32(local_index) - _e429);
+            let _e436 = min(32i, (128i - _e432));
+            let _e437 = (_e432 + _e429);
+            lane_values[bitcast<u32>(_e437)] = select(0u, bitcast<u32>(_e420), _e422);
             workgroupBarrier();
-            let _e424 = (_e410 + 16i);
-            let _e425 = (_e424 < _e417);
-            let _e431 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e424), _e425))];
-            let _e435 = tree_58_;
-            tree_58_ = bitcast<u32>((bitcast<f32>(_e435) + bitcast<f32>(select(0u, _e431, _e425))));
+            let _e442 = (_e429 + 8i);
+            let _e444 = (_e429 + 16i);
+            let _e445 = (_e429 < _e436);
+            let _e451 = lane_values[bitcast<u32>(select(_e432, (_e432 + _e429), _e445))];
+            let _e454 = (_e444 < _e436);
+            let _e460 = lane_values[bitcast<u32>(select(_e432, (_e432 + _e444), _e454))];
+            let _e468 = (_e442 + 16i);
+            let _e469 = (_e442 < _e436);
+            let _e475 = lane_values[bitcast<u32>(select(_e432, (_e432 + _e442), _e469))];
+            let _e478 = (_e468 < _e436);
+            let _e484 = lane_values[bitcast<u32>(select(_e432, (_e432 + _e468), _e478))];
+            lane_spare[bitcast<u32>(_e437)] = bitcast<u32>((bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e451, _e445)) + bitcast<f32>(select(0u, _e460, _e454))))) + bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e475, _e469)) + bitcast<f32>(select(0u, _e484, _e478)))))));
             workgroupBarrier();
-            let _e442 = tree_58_;
-            lane_values[bitcast<u32>(_e419)] = _e442;
+            let _e499 = (_e429 + 2i);
+            let _e501 = (_e429 + 4i);
+            let _e502 = (_e429 < _e436);
+            let _e508 = lane_spare[bitcast<u32>(select(_e432, (_e432 + _e429), _e502))];
+            let _e511 = (_e501 < _e436);
+            let _e517 = lane_spare[bitcast<u32>(select(_e432, (_e432 + _e501), _e511))];
+            let _e525 = (_e499 + 4i);
+            let _e526 = (_e499 < _e436);
+            let _e532 = lane_spare[bitcast<u32>(select(_e432, (_e432 + _e499), _e526))];
+            let _e535 = (_e525 < _e436);
+            let _e541 = lane_spare[bitcast<u32>(select(_e432, (_e432 + _e525), _e535))];
+            lane_values[bitcast<u32>(_e437)] = bitcast<u32>((bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e508, _e502)) + bitcast<f32>(select(0u, _e517, _e511))))) + bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e532, _e526)) + bitcast<f32>(select(0u, _e541, _e535)))))));
             workgroupBarrier();
-            let _e447 = (_e410 + 8i);
-            let _e448 = (_e447 < _e417);
-            let _e454 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e447), _e448))];
-            let _e458 = tree_58_;
-            tree_58_ = bitcast<u32>((bitcast<f32>(_e458) + bitcast<f32>(select(0u, _e454, _e448))));
-            workgroupBarrier();
-            let _e465 = tree_58_;
-            lane_values[bitcast<u32>(_e419)] = _e465;
-            workgroupBarrier();
-            let _e470 = (_e410 + 4i);
-            let _e471 = (_e470 < _e417);
-            let _e477 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e470), _e471))];
-            let _e481 = tree_58_;
-            tree_58_ = bitcast<u32>((bitcast<f32>(_e481) + bitcast<f32>(select(0u, _e477, _e471))));
-            workgroupBarrier();
-            let _e488 = tree_58_;
-            lane_values[bitcast<u32>(_e419)] = _e488;
-            workgroupBarrier();
-            let _e493 = (_e410 + 2i);
-            let _e494 = (_e493 < _e417);
-            let _e500 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e493), _e494))];
-            let _e504 = tree_58_;
-            tree_58_ = bitcast<u32>((bitcast<f32>(_e504) + bitcast<f32>(select(0u, _e500, _e494))));
-            workgroupBarrier();
-            let _e511 = tree_58_;
-            lane_values[bitcast<u32>(_e419)] = _e511;
-            workgroupBarrier();
-            let _e516 = (_e410 + 1i);
-            let _e517 = (_e516 < _e417);
-            let _e523 = lane_values[bitcast<u32>(select(_e419, (_e413 + _e516), _e517))];
-            let _e527 = tree_58_;
-            tree_58_ = bitcast<u32>((bitcast<f32>(_e527) + bitcast<f32>(select(0u, _e523, _e517))));
-            workgroupBarrier();
-            let _e534 = tree_58_;
-            lane_values[bitcast<u32>(_e419)] = _e534;
-            workgroupBarrier();
-            let _e541 = lane_values[bitcast<u32>(_e413)];
-            let _e544 = active_50_;
-            if _e544 {
-                r35_ = bitcast<f32>(_e541);
+            let _e557 = (0i + 1i);
+            let _e558 = (0i < _e436);
+            let _e564 = lane_values[bitcast<u32>(select(_e432, (_e432 + 0i), _e558))];
+            let _e567 = (_e557 < _e436);
+            let _e573 = lane_values[bitcast<u32>(select(_e432, (_e432 + _e557), _e567))];
+            let _e582 = active_50_;
+            if _e582 {
+                r35_ = bitcast<f32>(bitcast<u32>((bitcast<f32>(select(0u, _e564, _e558)) + bitcast<f32>(select(0u, _e573, _e567)))));
             }
-            let _e547 = active_50_;
-            if _e547 {
-                let _e549 = r35_;
-                total_36_ = _e549;
+            let _e585 = active_50_;
+            if _e585 {
+                let _e587 = r35_;
+                total_36_ = _e587;
                 r37_ = (i32(local_index) % 32i);
-                let _e558 = params.C;
-                r38_ = _e558;
+                let _e596 = params.C;
+                r38_ = _e596;
                 r39_ = 32i;
-                let _e563 = r38_;
-                r40_ = _e563;
-                let _e566 = r39_;
-                r41_ = _e566;
-                let _e569 = r37_;
-                c_42_ = _e569;
-                left_59_ = false;
+                let _e601 = r38_;
+                r40_ = _e601;
+                let _e604 = r39_;
+                r41_ = _e604;
+                let _e607 = r37_;
+                c_42_ = _e607;
+                left_57_ = false;
                 loop {
-                    let _e581 = trips_49_;
-                    let _e583 = (_e581 + 1u);
-                    trips_49_ = _e583;
-                    if (_e583 > 4096u) {
+                    let _e619 = trips_49_;
+                    let _e621 = (_e619 + 1u);
+                    trips_49_ = _e621;
+                    if (_e621 > 4096u) {
                         loop_guard[0u] = 3u;
-                        left_59_ = true;
+                        left_57_ = true;
                         break;
                     }
                     {
-                        let _e587 = c_42_;
-                        let _e589 = r40_;
-                        r43_ = (_e587 < _e589);
-                        let _e593 = r43_;
-                        r44_ = !(_e593);
-                        let _e597 = r44_;
-                        if _e597 {
-                            left_59_ = true;
+                        let _e625 = c_42_;
+                        let _e627 = r40_;
+                        r43_ = (_e625 < _e627);
+                        let _e631 = r43_;
+                        r44_ = !(_e631);
+                        let _e635 = r44_;
+                        if _e635 {
+                            left_57_ = true;
                             break;
                         }
-                        let _e605 = params.C;
-                        let _e607 = row_5_;
-                        let _e609 = c_42_;
-                        let _e615 = X[bitcast<u32>(((_e607 * _e605) + _e609))];
-                        r45_ = _e615;
-                        let _e618 = r45_;
-                        let _e620 = row_max_21_;
-                        r46_ = (_e618 - _e620);
-                        let _e624 = r46_;
-                        r47_ = exp(_e624);
-                        let _e628 = r47_;
-                        let _e630 = total_36_;
-                        r48_ = (_e628 / _e630);
-                        let _e634 = r48_;
-                        let _e640 = params.C;
-                        let _e642 = row_5_;
-                        let _e644 = c_42_;
-                        Y[bitcast<u32>(((_e642 * _e640) + _e644))] = _e634;
+                        let _e643 = params.C;
+                        let _e645 = row_5_;
+                        let _e647 = c_42_;
+                        let _e653 = X[bitcast<u32>(((_e645 * _e643) + _e647))];
+                        r45_ = _e653;
+                        let _e656 = r45_;
+                        let _e658 = row_max_21_;
+                        r46_ = (_e656 - _e658);
+                        let _e662 = r46_;
+                        r47_ = exp(_e662);
+                        let _e666 = r47_;
+                        let _e668 = total_36_;
+                        r48_ = (_e666 / _e668);
+                        let _e672 = r48_;
+                        let _e678 = params.C;
+                        let _e680 = row_5_;
+                        let _e682 = c_42_;
+                        Y[bitcast<u32>(((_e680 * _e678) + _e682))] = _e672;
                     }
                     continuing {
-                        let _e651 = c_42_;
-                        let _e653 = r41_;
-                        c_42_ = (_e651 + _e653);
+                        let _e689 = c_42_;
+                        let _e691 = r41_;
+                        c_42_ = (_e689 + _e691);
                     }
                 }
-                let _e657 = left_59_;
-                if !(_e657) {
+                let _e695 = left_57_;
+                if !(_e695) {
                     loop_guard[0u] = 2147483651u;
                 }
             }
         }
-        let _e664 = saved_53_;
-        let _e666 = taken_54_;
-        let _e670 = exited_51_;
-        active_50_ = ((_e664 && !(_e666)) && !(_e670));
+        let _e702 = saved_53_;
+        let _e704 = taken_54_;
+        let _e708 = exited_51_;
+        active_50_ = ((_e702 && !(_e704)) && !(_e708));
         {
         }
-        let _e675 = saved_53_;
-        let _e677 = exited_51_;
-        active_50_ = (_e675 && !(_e677));
+        let _e713 = saved_53_;
+        let _e715 = exited_51_;
+        active_50_ = (_e713 && !(_e715));
     }
 }

@@ -22,6 +22,7 @@ var<workgroup> tile3_A_tile: array<f32, 1024>;
 var<workgroup> tile4_B_tile: array<f32, 1024>;
 var<workgroup> tile5_matmul: array<f32, 1024>;
 var<workgroup> lane_values: array<u32, 256>;
+var<workgroup> lane_spare: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;

@@ -14,6 +14,7 @@ var<storage, read_write> Out: array<f32>;
 var<uniform> params: Params;
 var<workgroup> tile0_t: array<f32, 1056>;
 var<workgroup> lane_values: array<u32, 256>;
+var<workgroup> lane_spare: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;

@@ -18,6 +18,7 @@ var<storage, read_write> T: array<atomic<u32>>;
 @group(0) @binding(5) 
 var<uniform> params: Params;
 var<workgroup> lane_values: array<u32, 60>;
+var<workgroup> lane_spare: array<u32, 60>;
 var<workgroup> lane_active: array<u32, 60>;
 var<workgroup> workgroup_any: u32;
 var<workgroup> workgroup_votes: atomic<u32>;
