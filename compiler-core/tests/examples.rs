@@ -1299,3 +1299,76 @@ fn splitmix_is_splitmix64_of_its_u64_seed() {
     }
     assert_eq!(u.bits.len(), 1000);
 }
+
+/// A tile product, bit for bit against its rule (each element `acc op (Σ_k a·b, in increasing
+/// k from 0)`), on each of its lowerings: a thread's elements in registers sharing a column
+/// (64 threads, 16 x 8: two each), the element-by-element loop (48 threads deal 128 elements
+/// unevenly), `acc -= a @ b` in place, and `acc = acc @ b`, whose target is an operand and so
+/// goes through a tile of its own. Issue 55's register-blocked, in-place product.
+#[test]
+fn a_tile_product_keeps_its_bits_on_every_lowering() {
+    let values = |seed: u32, n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|i| {
+                f64::from((i as u32).wrapping_mul(2654435761).wrapping_add(seed) % 2001) / 997.0
+                    - 1.0
+            })
+            .collect()
+    };
+    let (a, b) = (values(1, 16 * 16), values(2, 16 * 8));
+    let (a32, b32): (Vec<f32>, Vec<f32>) = (
+        a.iter().map(|&x| x as f32).collect(),
+        b.iter().map(|&x| x as f32).collect(),
+    );
+    let product = |acc: &[f32], left: &[f32], op: fn(f32, f32) -> f32| -> Vec<f32> {
+        let mut out = vec![0.0f32; 16 * 8];
+        for i in 0..16 {
+            for j in 0..8 {
+                let mut s = 0.0f32;
+                for k in 0..16 {
+                    s += left[i * 16 + k] * b32[k * 8 + j];
+                }
+                out[i * 8 + j] = op(acc[i * 8 + j], s);
+            }
+        }
+        out
+    };
+    let ones = vec![0.25f32; 16 * 8];
+    let minus = product(&ones, &a32, |x, s| x - s);
+    for threads in [64, 48, 32, 1] {
+        let source = format!(
+            "@launch({threads})\nkernel k(A: tensor<f32>[16, 16], B: tensor<f32>[16, 8], C: tensor<f32>[16, 8], D: tensor<f32>[16, 8]) {{\n  var acc = tile<f32>[16, 8](0.25)\n  acc -= A[0 :+ 16, 0 :+ 16] @ B[0 :+ 16, 0 :+ 8]\n  C[0 :+ 16, 0 :+ 8] = acc\n  var sq = tile<f32>[16, 16](0.0)\n  sq = A[0 :+ 16, 0 :+ 16]\n  var d = tile<f32>[16, 8](0.0)\n  sq = sq @ A[0 :+ 16, 0 :+ 16]\n  d = sq @ B[0 :+ 16, 0 :+ 8]\n  D[0 :+ 16, 0 :+ 8] = d\n}}\n"
+        );
+        let input = |values: &[f64], shape: Vec<usize>| Input::Data {
+            shape,
+            values: values.to_vec(),
+        };
+        let launch = Launch {
+            inputs: [
+                ("A".to_owned(), input(&a, vec![16, 16])),
+                ("B".to_owned(), input(&b, vec![16, 8])),
+            ]
+            .into(),
+            ..Launch::default()
+        };
+        let out = ran(&compiler_core::compile(&source), &launch);
+        assert_eq!(f32s(&out, "C"), minus, "acc -= a @ b at {threads} threads");
+        // sq = A · A (its own operand), then d = sq · B.
+        let mut square = vec![0.0f32; 16 * 16];
+        for i in 0..16 {
+            for j in 0..16 {
+                let mut s = 0.0f32;
+                for k in 0..16 {
+                    s += a32[i * 16 + k] * a32[k * 16 + j];
+                }
+                square[i * 16 + j] = s;
+            }
+        }
+        let d = product(&vec![0.0; 16 * 8], &square, |_, s| s);
+        assert_eq!(
+            f32s(&out, "D"),
+            d,
+            "sq = sq @ a, then d = sq @ b at {threads} threads"
+        );
+    }
+}

@@ -497,12 +497,13 @@ fn matvec_counts_its_products_and_its_warp_sums() {
 }
 
 /// The tiled matmul on 128 x 128 x 128, 4 x 4 CTAs of 32 x 32 tiles, K / 32 = 4 steps, counted
-/// by hand. Every shared access is conflict-free (rows of 32 words read along rows; the
-/// product's tiles only tile operations touch), so each request is one wavefront. A step
-/// writes its two tiles (1024 elements: 32 requests each) and the product reads each operand
-/// once per multiply-add (32 x 32 x 32 reads: 1024 requests each) and writes its 32 x 32
-/// result (32); each step after the first adds it to `acc` (read the product, read and write
-/// `acc`: 3 x 32); the store of C reads `acc` (32).
+/// by hand. Every shared access is conflict-free, so each request is one wavefront. A step
+/// writes its two tiles (1024 elements: 32 requests each). In the product each thread keeps the
+/// sums of its 4 elements of one column (rows w, w + 8, w + 16, w + 24 for warp w), so for each
+/// of the 32 k a warp reads a row of B (one request) and 4 elements of A, each the same in all
+/// its lanes (4 broadcasts): 8 warps x 32 x 5 = 1280 requests; it writes its 32 x 32 result
+/// (32). Each step after the first adds it to `acc` in place (reads `acc`: 32 more); the store
+/// of C reads `acc` (32).
 #[test]
 fn the_tiled_matmuls_shared_wavefronts_and_flops_are_counted_by_hand() {
     let source = example("tiled_matmul");
@@ -515,10 +516,10 @@ fn the_tiled_matmuls_shared_wavefronts_and_flops_are_counted_by_hand() {
     let p = profile_of(&source, &launch);
     let ctas = 16;
     let steps = 128 / 32;
-    let step = 2 * 32 + 2 * 1024 + 32;
-    let per_cta = steps * step + (steps - 1) * 3 * 32 + 32;
+    let step = 2 * 32 + 8 * 32 * 5 + 32;
+    let per_cta = steps * step + (steps - 1) * 32 + 32;
     assert_eq!(p.shared_wavefronts(), ctas * per_cta);
-    assert_eq!(p.shared_wavefronts(), 142_336);
+    assert_eq!(p.shared_wavefronts(), 90_112);
     // 2 M N K for the products, and the 3 later steps' adds into acc, 1024 each a CTA.
     assert_eq!(
         p.work.flops(),

@@ -14,6 +14,9 @@ use super::lowering::{Binding, Lowering};
 use super::*;
 use crate::syntax::ast::{self, ExprKind, IndexArg};
 
+/// The most elements of a product one thread keeps in registers ([`Lowering::product`]).
+const BLOCKED: u32 = 8;
+
 /// Where a tile operation's elements come from, per axis of the tensor.
 enum Axis {
     /// A tile axis: `start :+ length`, or a whole axis (`start` 0).
@@ -99,13 +102,24 @@ impl Lowering {
     /// source loop a barrier comes first too: the shared array this fills is the one the last
     /// trip filled, and threads may still be reading it there (a race the simulator reports).
     fn cooperative(&mut self, count: u32, span: Span, body: impl FnOnce(&mut Self, Operand)) {
-        if self.loop_depth > 0 {
-            self.emit(StmtKind::Barrier, span);
-        }
+        self.barrier_before_reuse(span);
         let start = Op::Ctx(CtxField::Thread);
         let step = self.value(Op::Ctx(CtxField::Threads), Scalar::I32, span);
         self.counting_loop("e", start, step, Operand::Const(count), span, body);
         self.emit(StmtKind::Barrier, span);
+    }
+
+    /// Inside a source loop, the barrier before a tile operation fills an array again, unless
+    /// the statement just before is one (two tile operations in a row: the first one's).
+    fn barrier_before_reuse(&mut self, span: Span) {
+        let after_barrier = self
+            .blocks
+            .last()
+            .and_then(|b| b.last())
+            .is_some_and(|s| matches!(s.kind, StmtKind::Barrier));
+        if self.loop_depth > 0 && !after_barrier {
+            self.emit(StmtKind::Barrier, span);
+        }
     }
 
     /// `for k in range(count) { body(k) }` in every thread.
@@ -323,6 +337,29 @@ impl Lowering {
         span: Span,
     ) -> Option<usize> {
         let (a, b) = (self.tile(l)?, self.tile(r)?);
+        let (shape, types) = self.product_shape([a, b], into);
+        Some(self.product_array([a, b], shape, types, span))
+    }
+
+    /// The product of tiles `a` and `b` in an array of its own, on tensor cores where it can.
+    fn product_array(
+        &mut self,
+        [a, b]: [usize; 2],
+        shape: [u32; 3],
+        types: [Scalar; 2],
+        span: Span,
+    ) -> usize {
+        let array = self.new_array("matmul", types[1], vec![shape[0], shape[2]]);
+        if super::tensor_tiles::on_tensor_cores(types[0], types[1], shape, self.threads) {
+            self.tensor_core_product(a, b, array, shape, span);
+        } else {
+            self.product([a, b], shape, types, (array, None), span);
+        }
+        array
+    }
+
+    /// A product's `[m, k, n]` and its `[operand, element]` types (see [`Lowering::matmul`]).
+    fn product_shape(&self, [a, b]: [usize; 2], into: Option<Scalar>) -> ([u32; 3], [Scalar; 2]) {
         let operand = self.shared[a].element;
         let element = match into {
             Some(Scalar::F32) if operand == Scalar::F16 => Scalar::F32,
@@ -333,13 +370,52 @@ impl Lowering {
             self.shared[a].shape[1],
             self.shared[b].shape[1],
         );
-        let array = self.new_array("matmul", element, vec![m, n]);
-        if super::tensor_tiles::on_tensor_cores(operand, element, [m, k, n], self.threads) {
-            self.tensor_core_product(a, b, array, [m, k, n], span);
-            return Some(array);
-        }
-        self.cooperative(m * n, span, |lw, e| {
-            let ij = lw.unflatten(e, &[m, n], span);
+        ([m, k, n], [operand, element])
+    }
+
+    /// The product of tiles `a` and `b` into `dest`: each element's sum (a register) is stored,
+    /// or with `op` combined with the element there (`acc += a @ b` in place, with no tile of
+    /// its own in between: the same bits, `acc + (the whole sum)`).
+    ///
+    /// Thread `t` computes the elements `t`, `t + threads`, … of the row-major product, as
+    /// every cooperative loop deals them. Where `threads` is a multiple of `n` and deals each
+    /// thread the same number of elements (at most [`BLOCKED`]), those elements share one
+    /// column, so the thread keeps one sum a row in registers and goes over `k` once, loading
+    /// `b[k, j]` once for all its rows (as a hand-written tiled matmul does; issue 55: 1.7× the
+    /// hand-written WGSL's time before). Each sum still adds its products in increasing `k`.
+    fn product(
+        &mut self,
+        [a, b]: [usize; 2],
+        [m, k, n]: [u32; 3],
+        [operand, element]: [Scalar; 2],
+        (dest, op): (usize, Option<BinaryOp>),
+        span: Span,
+    ) {
+        let finish = |lw: &mut Self, ij: Vec<Operand>, acc: Reg| {
+            let value = match op {
+                Some(op) => {
+                    let x = lw.value(
+                        Op::SharedLoad {
+                            array: dest,
+                            indices: ij.clone(),
+                        },
+                        element,
+                        span,
+                    );
+                    lw.value(Op::Binary(op, element, x, Operand::Reg(acc)), element, span)
+                }
+                None => Operand::Reg(acc),
+            };
+            lw.emit(
+                StmtKind::SharedStore {
+                    array: dest,
+                    indices: ij,
+                    value,
+                },
+                span,
+            );
+        };
+        let zeroed = |lw: &mut Self| {
             let acc = lw.internal_reg(element, "acc");
             lw.emit(
                 StmtKind::Let {
@@ -348,26 +424,61 @@ impl Lowering {
                 },
                 span,
             );
-            lw.counted(k, span, |lw, kk| {
-                let product = lw.product_term([a, b], &ij, kk, [operand, element], span);
-                lw.emit(
-                    StmtKind::Let {
-                        dst: acc,
-                        op: Op::Binary(BinaryOp::Add, element, Operand::Reg(acc), product),
-                    },
-                    span,
-                );
+            acc
+        };
+        let threads = self.threads;
+        let rows = (m * n).checked_div(threads).unwrap_or(0);
+        let blocked = threads % n.max(1) == 0 && (m * n) % threads.max(1) == 0;
+        if !(blocked && (1..=BLOCKED).contains(&rows)) {
+            self.cooperative(m * n, span, |lw, e| {
+                let ij = lw.unflatten(e, &[m, n], span);
+                let acc = zeroed(lw);
+                lw.counted(k, span, |lw, kk| {
+                    let product = lw.product_term([a, b], &ij, kk, [operand, element], span);
+                    let sum = Op::Binary(BinaryOp::Add, element, Operand::Reg(acc), product);
+                    lw.emit(StmtKind::Let { dst: acc, op: sum }, span);
+                });
+                finish(lw, ij, acc);
             });
-            lw.emit(
-                StmtKind::SharedStore {
-                    array,
-                    indices: ij,
-                    value: Operand::Reg(acc),
-                },
-                span,
-            );
+            return;
+        }
+        self.barrier_before_reuse(span);
+        let thread = self.value(Op::Ctx(CtxField::Thread), Scalar::I32, span);
+        let n_op = Operand::Const(n);
+        let j = self.value(
+            Op::Binary(BinaryOp::Rem, Scalar::I32, thread, n_op),
+            Scalar::I32,
+            span,
+        );
+        let first = self.value(
+            Op::Binary(BinaryOp::Div, Scalar::I32, thread, n_op),
+            Scalar::I32,
+            span,
+        );
+        let rows: Vec<Operand> = (0..rows)
+            .map(|c| {
+                let step = Operand::Const(c * (threads / n));
+                self.value(
+                    Op::Binary(BinaryOp::Add, Scalar::I32, first, step),
+                    Scalar::I32,
+                    span,
+                )
+            })
+            .collect();
+        let accs: Vec<Reg> = rows.iter().map(|_| zeroed(self)).collect();
+        self.counted(k, span, |lw, kk| {
+            let y = lw.widened_load(b, vec![kk, j], [operand, element], span);
+            for (&i, &acc) in rows.iter().zip(&accs) {
+                let x = lw.widened_load(a, vec![i, kk], [operand, element], span);
+                let product = lw.value(Op::Binary(BinaryOp::Mul, element, x, y), element, span);
+                let sum = Op::Binary(BinaryOp::Add, element, Operand::Reg(acc), product);
+                lw.emit(StmtKind::Let { dst: acc, op: sum }, span);
+            }
         });
-        Some(array)
+        for (&i, &acc) in rows.iter().zip(&accs) {
+            finish(self, vec![i, j], acc);
+        }
+        self.emit(StmtKind::Barrier, span);
     }
 
     /// `a[i, kk] * b[kk, j]` of tiles of `operand`, taken in `element` (each factor widened
@@ -377,43 +488,33 @@ impl Lowering {
         [a, b]: [usize; 2],
         ij: &[Operand],
         kk: Operand,
+        types: [Scalar; 2],
+        span: Span,
+    ) -> Operand {
+        let x = self.widened_load(a, vec![ij[0], kk], types, span);
+        let y = self.widened_load(b, vec![kk, ij[1]], types, span);
+        let element = types[1];
+        self.value(Op::Binary(BinaryOp::Mul, element, x, y), element, span)
+    }
+
+    /// An element of tile `array` of `operand`s, in `element`.
+    fn widened_load(
+        &mut self,
+        array: usize,
+        indices: Vec<Operand>,
         [operand, element]: [Scalar; 2],
         span: Span,
     ) -> Operand {
-        let x = self.value(
-            Op::SharedLoad {
-                array: a,
-                indices: vec![ij[0], kk],
-            },
-            operand,
-            span,
-        );
-        let y = self.value(
-            Op::SharedLoad {
-                array: b,
-                indices: vec![kk, ij[1]],
-            },
-            operand,
-            span,
-        );
-        let (x, y) = match element == operand {
-            true => (x, y),
-            false => {
-                let widen = |lw: &mut Self, v| {
-                    lw.value(
-                        Op::Cast {
-                            from: operand,
-                            to: element,
-                            value: v,
-                        },
-                        element,
-                        span,
-                    )
-                };
-                (widen(self, x), widen(self, y))
-            }
+        let v = self.value(Op::SharedLoad { array, indices }, operand, span);
+        if element == operand {
+            return v;
+        }
+        let cast = Op::Cast {
+            from: operand,
+            to: element,
+            value: v,
         };
-        self.value(Op::Binary(BinaryOp::Mul, element, x, y), element, span)
+        self.value(cast, element, span)
     }
 
     /// The other tile expressions: a negation, a reduction of a tile along an axis.
@@ -731,7 +832,18 @@ impl Lowering {
         // `acc += a @ b` of f16 tiles into an f32 tile: the products and sums in f32.
         let source = match &value.kind {
             ExprKind::Binary(ast::BinaryOp::MatMul, l, r) => {
-                self.matmul(l, r, Some(element), value.span)
+                let (Some(a), Some(b)) = (self.tile(l), self.tile(r)) else {
+                    return;
+                };
+                let (shape, types) = self.product_shape([a, b], Some(element));
+                let tensor =
+                    super::tensor_tiles::on_tensor_cores(types[0], types[1], shape, self.threads);
+                // Into `target` in place, unless it is an operand too (`t = t @ b`).
+                if !tensor && target != a && target != b {
+                    self.product([a, b], shape, types, (target, op), value.span);
+                    return;
+                }
+                Some(self.product_array([a, b], shape, types, value.span))
             }
             _ => self.tile(value),
         };

@@ -812,8 +812,6 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                 }
                 storageBarrier();
                 workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
                 let _e404 = active_533_;
                 if _e404 {
                     r31_ = 256i;
@@ -3522,15 +3520,15 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                         let _e6890 = r113_;
                                         let _e6896 = tile1_A_tile[bitcast<u32>(((_e6888 * 32i) + _e6890))];
                                         r115_ = _e6896;
-                                        let _e6901 = r113_;
-                                        let _e6903 = r108_;
-                                        let _e6909 = tile2_B_tile[bitcast<u32>(((_e6901 * 32i) + _e6903))];
-                                        r116_ = _e6909;
-                                        let _e6912 = r115_;
+                                        let _e6899 = r115_;
+                                        r116_ = _e6899;
+                                        let _e6904 = r113_;
+                                        let _e6906 = r108_;
+                                        let _e6912 = tile2_B_tile[bitcast<u32>(((_e6904 * 32i) + _e6906))];
                                         r117_ = _e6912;
-                                        let _e6915 = r116_;
+                                        let _e6915 = r117_;
                                         r118_ = _e6915;
-                                        let _e6918 = r117_;
+                                        let _e6918 = r116_;
                                         let _e6920 = r118_;
                                         r119_ = (_e6918 * _e6920);
                                         let _e6924 = r119_;
@@ -3565,15 +3563,15 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                                 let _e6972 = r124_;
                                                 let _e6978 = tile1_A_tile[bitcast<u32>(((_e6970 * 32i) + _e6972))];
                                                 r125_ = _e6978;
-                                                let _e6983 = r124_;
-                                                let _e6985 = r108_;
-                                                let _e6991 = tile2_B_tile[bitcast<u32>(((_e6983 * 32i) + _e6985))];
-                                                r126_ = _e6991;
-                                                let _e6994 = r125_;
+                                                let _e6981 = r125_;
+                                                r126_ = _e6981;
+                                                let _e6986 = r124_;
+                                                let _e6988 = r108_;
+                                                let _e6994 = tile2_B_tile[bitcast<u32>(((_e6986 * 32i) + _e6988))];
                                                 r127_ = _e6994;
-                                                let _e6997 = r126_;
+                                                let _e6997 = r127_;
                                                 r128_ = _e6997;
-                                                let _e7000 = r127_;
+                                                let _e7000 = r126_;
                                                 let _e7002 = r128_;
                                                 r129_ = (_e7000 * _e7002);
                                                 let _e7006 = sum_114_;
@@ -3624,8 +3622,6 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                 let _e7072 = broken_538_;
                 let _e7074 = continued_539_;
                 active_533_ = (_e7068 && !((_e7070 || (_e7072 || _e7074))));
-                storageBarrier();
-                workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
                 let _e7081 = active_533_;

@@ -723,8 +723,6 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
             }
             storageBarrier();
             workgroupBarrier();
-            storageBarrier();
-            workgroupBarrier();
             r31_ = 256i;
             e_32_ = i32(local_index);
             left_537_ = false;
@@ -2300,15 +2298,15 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                 let _e4508 = r113_;
                                 let _e4514 = tile1_A_tile[bitcast<u32>(((_e4506 * 32i) + _e4508))];
                                 r115_ = _e4514;
-                                let _e4519 = r113_;
-                                let _e4521 = r108_;
-                                let _e4527 = tile2_B_tile[bitcast<u32>(((_e4519 * 32i) + _e4521))];
-                                r116_ = _e4527;
-                                let _e4530 = r115_;
+                                let _e4517 = r115_;
+                                r116_ = _e4517;
+                                let _e4522 = r113_;
+                                let _e4524 = r108_;
+                                let _e4530 = tile2_B_tile[bitcast<u32>(((_e4522 * 32i) + _e4524))];
                                 r117_ = _e4530;
-                                let _e4533 = r116_;
+                                let _e4533 = r117_;
                                 r118_ = _e4533;
-                                let _e4536 = r117_;
+                                let _e4536 = r116_;
                                 let _e4538 = r118_;
                                 r119_ = (_e4536 * _e4538);
                                 let _e4542 = r119_;
@@ -2343,15 +2341,15 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                                         let _e4590 = r124_;
                                         let _e4596 = tile1_A_tile[bitcast<u32>(((_e4588 * 32i) + _e4590))];
                                         r125_ = _e4596;
-                                        let _e4601 = r124_;
-                                        let _e4603 = r108_;
-                                        let _e4609 = tile2_B_tile[bitcast<u32>(((_e4601 * 32i) + _e4603))];
-                                        r126_ = _e4609;
-                                        let _e4612 = r125_;
+                                        let _e4599 = r125_;
+                                        r126_ = _e4599;
+                                        let _e4604 = r124_;
+                                        let _e4606 = r108_;
+                                        let _e4612 = tile2_B_tile[bitcast<u32>(((_e4604 * 32i) + _e4606))];
                                         r127_ = _e4612;
-                                        let _e4615 = r126_;
+                                        let _e4615 = r127_;
                                         r128_ = _e4615;
-                                        let _e4618 = r127_;
+                                        let _e4618 = r126_;
                                         let _e4620 = r128_;
                                         r129_ = (_e4618 * _e4620);
                                         let _e4624 = sum_114_;
@@ -2396,8 +2394,6 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                     loop_guard[0u] = 2147483655u;
                 }
             }
-            storageBarrier();
-            workgroupBarrier();
             storageBarrier();
             workgroupBarrier();
             r130_ = 256i;

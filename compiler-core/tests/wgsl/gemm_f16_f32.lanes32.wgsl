@@ -664,8 +664,6 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
         }
         storageBarrier();
         workgroupBarrier();
-        storageBarrier();
-        workgroupBarrier();
         r31_ = 256i;
         e_32_ = i32(local_index);
         loop {
@@ -2171,15 +2169,15 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                     let _e4335 = r113_;
                     let _e4341 = tile1_A_tile[bitcast<u32>(((_e4333 * 32i) + _e4335))];
                     r115_ = _e4341;
-                    let _e4346 = r113_;
-                    let _e4348 = r108_;
-                    let _e4354 = tile2_B_tile[bitcast<u32>(((_e4346 * 32i) + _e4348))];
-                    r116_ = _e4354;
-                    let _e4357 = r115_;
+                    let _e4344 = r115_;
+                    r116_ = _e4344;
+                    let _e4349 = r113_;
+                    let _e4351 = r108_;
+                    let _e4357 = tile2_B_tile[bitcast<u32>(((_e4349 * 32i) + _e4351))];
                     r117_ = _e4357;
-                    let _e4360 = r116_;
+                    let _e4360 = r117_;
                     r118_ = _e4360;
-                    let _e4363 = r117_;
+                    let _e4363 = r116_;
                     let _e4365 = r118_;
                     r119_ = (_e4363 * _e4365);
                     let _e4369 = r119_;
@@ -2203,15 +2201,15 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                         let _e4400 = r124_;
                         let _e4406 = tile1_A_tile[bitcast<u32>(((_e4398 * 32i) + _e4400))];
                         r125_ = _e4406;
-                        let _e4411 = r124_;
-                        let _e4413 = r108_;
-                        let _e4419 = tile2_B_tile[bitcast<u32>(((_e4411 * 32i) + _e4413))];
-                        r126_ = _e4419;
-                        let _e4422 = r125_;
+                        let _e4409 = r125_;
+                        r126_ = _e4409;
+                        let _e4414 = r124_;
+                        let _e4416 = r108_;
+                        let _e4422 = tile2_B_tile[bitcast<u32>(((_e4414 * 32i) + _e4416))];
                         r127_ = _e4422;
-                        let _e4425 = r126_;
+                        let _e4425 = r127_;
                         r128_ = _e4425;
-                        let _e4428 = r127_;
+                        let _e4428 = r126_;
                         let _e4430 = r128_;
                         r129_ = (_e4428 * _e4430);
                         let _e4434 = sum_114_;
@@ -2241,8 +2239,6 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                 }
             }
         }
-        storageBarrier();
-        workgroupBarrier();
         storageBarrier();
         workgroupBarrier();
         r130_ = 256i;

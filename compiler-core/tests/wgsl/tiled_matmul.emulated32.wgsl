@@ -20,7 +20,6 @@ var<workgroup> tile1_B_tile: array<f32, 1024>;
 var<workgroup> tile2_acc: array<f32, 1024>;
 var<workgroup> tile3_A_tile: array<f32, 1024>;
 var<workgroup> tile4_B_tile: array<f32, 1024>;
-var<workgroup> tile5_matmul: array<f32, 1024>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_spare: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
@@ -58,99 +57,112 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     var r26_: i32;
     var r27_: f32;
     var r28_: i32;
-    var e_29_: i32;
-    var r30_: bool;
-    var r31_: bool;
+    var r29_: i32;
+    var r30_: i32;
+    var r31_: i32;
     var r32_: i32;
     var r33_: i32;
     var r34_: i32;
-    var r35_: i32;
+    var acc_35_: f32;
     var acc_36_: f32;
-    var k_37_: i32;
-    var r38_: bool;
-    var r39_: bool;
-    var r40_: f32;
-    var r41_: f32;
+    var acc_37_: f32;
+    var acc_38_: f32;
+    var k_39_: i32;
+    var r40_: bool;
+    var r41_: bool;
     var r42_: f32;
-    var r43_: i32;
-    var r44_: i32;
-    var r45_: i32;
-    var k_46_: i32;
-    var r47_: bool;
-    var r48_: bool;
-    var r49_: i32;
-    var e_50_: i32;
-    var r51_: bool;
-    var r52_: bool;
+    var r43_: f32;
+    var r44_: f32;
+    var r45_: f32;
+    var r46_: f32;
+    var r47_: f32;
+    var r48_: f32;
+    var r49_: f32;
+    var r50_: f32;
+    var r51_: i32;
+    var r52_: i32;
     var r53_: i32;
-    var r54_: i32;
-    var r55_: i32;
-    var r56_: i32;
+    var k_54_: i32;
+    var r55_: bool;
+    var r56_: bool;
     var r57_: i32;
-    var r58_: i32;
-    var r59_: f32;
-    var r60_: i32;
-    var e_61_: i32;
-    var r62_: bool;
-    var r63_: bool;
+    var e_58_: i32;
+    var r59_: bool;
+    var r60_: bool;
+    var r61_: i32;
+    var r62_: i32;
+    var r63_: i32;
     var r64_: i32;
     var r65_: i32;
     var r66_: i32;
-    var r67_: i32;
+    var r67_: f32;
     var r68_: i32;
-    var r69_: i32;
-    var r70_: f32;
-    var r71_: i32;
-    var e_72_: i32;
-    var r73_: bool;
-    var r74_: bool;
+    var e_69_: i32;
+    var r70_: bool;
+    var r71_: bool;
+    var r72_: i32;
+    var r73_: i32;
+    var r74_: i32;
     var r75_: i32;
     var r76_: i32;
     var r77_: i32;
-    var r78_: i32;
-    var acc_79_: f32;
-    var k_80_: i32;
-    var r81_: bool;
-    var r82_: bool;
-    var r83_: f32;
-    var r84_: f32;
-    var r85_: f32;
-    var r86_: i32;
-    var e_87_: i32;
-    var r88_: bool;
-    var r89_: bool;
-    var r90_: i32;
-    var r91_: i32;
-    var r92_: i32;
-    var r93_: i32;
+    var r78_: f32;
+    var r79_: i32;
+    var r80_: i32;
+    var r81_: i32;
+    var r82_: i32;
+    var r83_: i32;
+    var r84_: i32;
+    var r85_: i32;
+    var acc_86_: f32;
+    var acc_87_: f32;
+    var acc_88_: f32;
+    var acc_89_: f32;
+    var k_90_: i32;
+    var r91_: bool;
+    var r92_: bool;
+    var r93_: f32;
     var r94_: f32;
     var r95_: f32;
     var r96_: f32;
-    var r97_: i32;
-    var e_98_: i32;
-    var r99_: bool;
-    var r100_: bool;
-    var r101_: i32;
-    var r102_: i32;
-    var r103_: i32;
-    var r104_: i32;
-    var r105_: i32;
-    var r106_: i32;
+    var r97_: f32;
+    var r98_: f32;
+    var r99_: f32;
+    var r100_: f32;
+    var r101_: f32;
+    var r102_: f32;
+    var r103_: f32;
+    var r104_: f32;
+    var r105_: f32;
+    var r106_: f32;
     var r107_: f32;
-    var active_108_: bool;
-    var exited_109_: bool;
-    var vote_number_110_: u32;
-    var entry_111_: bool;
-    var broken_112_: bool;
-    var continued_113_: bool;
-    var saved_114_: bool;
-    var taken_115_: bool;
+    var r108_: f32;
+    var r109_: f32;
+    var r110_: i32;
+    var e_111_: i32;
+    var r112_: bool;
+    var r113_: bool;
+    var r114_: i32;
+    var r115_: i32;
+    var r116_: i32;
+    var r117_: i32;
+    var r118_: i32;
+    var r119_: i32;
+    var r120_: f32;
+    var active_121_: bool;
+    var exited_122_: bool;
+    var vote_number_123_: u32;
+    var entry_124_: bool;
+    var broken_125_: bool;
+    var continued_126_: bool;
+    var saved_127_: bool;
+    var taken_128_: bool;
 
-    active_108_ = true;
-    exited_109_ = false;
-    vote_number_110_ = 0u;
+    active_121_ = true;
+    exited_122_ = false;
+    vote_number_123_ = 0u;
     {
-        let _e7 = active_108_;
+        let _e7 = active_121_;
         if _e7 {
             r0_ = i32(block.y);
             let _e13 = r0_;
@@ -207,7 +219,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         }
         storageBarrier();
         workgroupBarrier();
-        let _e129 = active_108_;
+        let _e129 = active_121_;
         if _e129 {
             r17_ = 256i;
             e_18_ = i32(local_index);
@@ -254,419 +266,462 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
         }
         storageBarrier();
         workgroupBarrier();
-        let _e227 = active_108_;
+        let _e227 = active_121_;
         if _e227 {
-            r28_ = 256i;
-            e_29_ = i32(local_index);
+            r28_ = i32(local_index);
+            let _e232 = r28_;
+            r29_ = (_e232 % 32i);
+            let _e237 = r28_;
+            r30_ = (_e237 / 32i);
+            let _e242 = r30_;
+            r31_ = (_e242 + 0i);
+            let _e247 = r30_;
+            r32_ = (_e247 + 8i);
+            let _e252 = r30_;
+            r33_ = (_e252 + 16i);
+            let _e257 = r30_;
+            r34_ = (_e257 + 24i);
+            acc_35_ = 0f;
+            acc_36_ = 0f;
+            acc_37_ = 0f;
+            acc_38_ = 0f;
+            k_39_ = 0i;
             loop {
-                let _e234 = e_29_;
-                r30_ = (_e234 < 1024i);
-                let _e239 = r30_;
-                r31_ = !(_e239);
-                let _e243 = r31_;
-                if _e243 {
+                let _e272 = k_39_;
+                r40_ = (_e272 < 32i);
+                let _e277 = r40_;
+                r41_ = !(_e277);
+                let _e281 = r41_;
+                if _e281 {
                     break;
                 }
-                let _e245 = e_29_;
-                r32_ = (_e245 / 32i);
-                let _e250 = r32_;
-                r33_ = (_e250 % 32i);
-                let _e255 = e_29_;
-                r34_ = (_e255 / 1i);
-                let _e260 = r34_;
-                r35_ = (_e260 % 32i);
-                acc_36_ = 0f;
-                k_37_ = 0i;
-                loop {
-                    let _e269 = k_37_;
-                    r38_ = (_e269 < 32i);
-                    let _e274 = r38_;
-                    r39_ = !(_e274);
-                    let _e278 = r39_;
-                    if _e278 {
-                        break;
-                    }
-                    let _e282 = r33_;
-                    let _e284 = k_37_;
-                    let _e290 = tile0_A_tile[bitcast<u32>(((_e282 * 32i) + _e284))];
-                    r40_ = _e290;
-                    let _e295 = k_37_;
-                    let _e297 = r35_;
-                    let _e303 = tile1_B_tile[bitcast<u32>(((_e295 * 32i) + _e297))];
-                    r41_ = _e303;
-                    let _e306 = r40_;
-                    let _e308 = r41_;
-                    r42_ = (_e306 * _e308);
-                    let _e312 = acc_36_;
-                    let _e314 = r42_;
-                    acc_36_ = (_e312 + _e314);
-                    continuing {
-                        let _e318 = k_37_;
-                        k_37_ = (_e318 + 1i);
-                    }
-                }
-                let _e323 = acc_36_;
-                let _e327 = r33_;
-                let _e329 = r35_;
-                tile2_acc[bitcast<u32>(((_e327 * 32i) + _e329))] = _e323;
+                let _e285 = k_39_;
+                let _e287 = r29_;
+                let _e293 = tile1_B_tile[bitcast<u32>(((_e285 * 32i) + _e287))];
+                r42_ = _e293;
+                let _e298 = r31_;
+                let _e300 = k_39_;
+                let _e306 = tile0_A_tile[bitcast<u32>(((_e298 * 32i) + _e300))];
+                r43_ = _e306;
+                let _e309 = r43_;
+                let _e311 = r42_;
+                r44_ = (_e309 * _e311);
+                let _e315 = acc_35_;
+                let _e317 = r44_;
+                acc_35_ = (_e315 + _e317);
+                let _e323 = r32_;
+                let _e325 = k_39_;
+                let _e331 = tile0_A_tile[bitcast<u32>(((_e323 * 32i) + _e325))];
+                r45_ = _e331;
+                let _e334 = r45_;
+                let _e336 = r42_;
+                r46_ = (_e334 * _e336);
+                let _e340 = acc_36_;
+                let _e342 = r46_;
+                acc_36_ = (_e340 + _e342);
+                let _e348 = r33_;
+                let _e350 = k_39_;
+                let _e356 = tile0_A_tile[bitcast<u32>(((_e348 * 32i) + _e350))];
+                r47_ = _e356;
+                let _e359 = r47_;
+                let _e361 = r42_;
+                r48_ = (_e359 * _e361);
+                let _e365 = acc_37_;
+                let _e367 = r48_;
+                acc_37_ = (_e365 + _e367);
+                let _e373 = r34_;
+                let _e375 = k_39_;
+                let _e381 = tile0_A_tile[bitcast<u32>(((_e373 * 32i) + _e375))];
+                r49_ = _e381;
+                let _e384 = r49_;
+                let _e386 = r42_;
+                r50_ = (_e384 * _e386);
+                let _e390 = acc_38_;
+                let _e392 = r50_;
+                acc_38_ = (_e390 + _e392);
                 continuing {
-                    let _e336 = e_29_;
-                    let _e338 = r28_;
-                    e_29_ = (_e336 + _e338);
+                    let _e396 = k_39_;
+                    k_39_ = (_e396 + 1i);
                 }
             }
+            let _e401 = acc_35_;
+            let _e405 = r31_;
+            let _e407 = r29_;
+            tile2_acc[bitcast<u32>(((_e405 * 32i) + _e407))] = _e401;
+            let _e414 = acc_36_;
+            let _e418 = r32_;
+            let _e420 = r29_;
+            tile2_acc[bitcast<u32>(((_e418 * 32i) + _e420))] = _e414;
+            let _e427 = acc_37_;
+            let _e431 = r33_;
+            let _e433 = r29_;
+            tile2_acc[bitcast<u32>(((_e431 * 32i) + _e433))] = _e427;
+            let _e440 = acc_38_;
+            let _e444 = r34_;
+            let _e446 = r29_;
+            tile2_acc[bitcast<u32>(((_e444 * 32i) + _e446))] = _e440;
         }
         storageBarrier();
         workgroupBarrier();
-        let _e342 = active_108_;
-        if _e342 {
-            let _e345 = params.K;
-            r43_ = _e345;
-            let _e348 = r43_;
-            r44_ = _e348;
-            r45_ = 32i;
-            k_46_ = 32i;
+        let _e453 = active_121_;
+        if _e453 {
+            let _e456 = params.K;
+            r51_ = _e456;
+            let _e459 = r51_;
+            r52_ = _e459;
+            r53_ = 32i;
+            k_54_ = 32i;
         }
-        let _e355 = active_108_;
-        entry_111_ = _e355;
-        broken_112_ = false;
+        let _e466 = active_121_;
+        entry_124_ = _e466;
+        broken_125_ = false;
         loop {
-            continued_113_ = false;
-            let _e362 = entry_111_;
-            let _e364 = exited_109_;
-            let _e366 = broken_112_;
-            let _e368 = continued_113_;
-            active_108_ = (_e362 && !((_e364 || (_e366 || _e368))));
-            let _e375 = vote_number_110_;
-            vote_number_110_ = (_e375 + 1u);
-            let _e380 = active_108_;
-            if _e380 {
-                let _e383 = vote_number_110_;
-                atomicMax((&workgroup_votes), _e383);
+            continued_126_ = false;
+            let _e473 = entry_124_;
+            let _e475 = exited_122_;
+            let _e477 = broken_125_;
+            let _e479 = continued_126_;
+            active_121_ = (_e473 && !((_e475 || (_e477 || _e479))));
+            let _e486 = vote_number_123_;
+            vote_number_123_ = (_e486 + 1u);
+            let _e491 = active_121_;
+            if _e491 {
+                let _e494 = vote_number_123_;
+                atomicMax((&workgroup_votes), _e494);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e388 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e388;
+                let _e499 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e499;
             }
-            let _e391 = workgroupUniformLoad((&workgroup_any));
-            let _e393 = vote_number_110_;
-            if (u32((_e391 == _e393)) == 0u) {
+            let _e502 = workgroupUniformLoad((&workgroup_any));
+            let _e504 = vote_number_123_;
+            if (u32((_e502 == _e504)) == 0u) {
                 break;
             }
             {
-                let _e399 = active_108_;
-                if _e399 {
-                    let _e401 = k_46_;
-                    let _e403 = r44_;
-                    r47_ = (_e401 < _e403);
-                    let _e407 = r47_;
-                    r48_ = !(_e407);
+                let _e510 = active_121_;
+                if _e510 {
+                    let _e512 = k_54_;
+                    let _e514 = r52_;
+                    r55_ = (_e512 < _e514);
+                    let _e518 = r55_;
+                    r56_ = !(_e518);
                 }
-                let _e411 = active_108_;
-                saved_114_ = _e411;
-                let _e414 = r48_;
-                let _e416 = saved_114_;
-                let _e417 = (_e416 && _e414);
-                taken_115_ = _e417;
-                active_108_ = _e417;
+                let _e522 = active_121_;
+                saved_127_ = _e522;
+                let _e525 = r56_;
+                let _e527 = saved_127_;
+                let _e528 = (_e527 && _e525);
+                taken_128_ = _e528;
+                active_121_ = _e528;
                 {
-                    let _e421 = active_108_;
-                    let _e423 = broken_112_;
-                    broken_112_ = (_e423 || _e421);
-                    active_108_ = false;
+                    let _e532 = active_121_;
+                    let _e534 = broken_125_;
+                    broken_125_ = (_e534 || _e532);
+                    active_121_ = false;
                 }
-                let _e429 = saved_114_;
-                let _e431 = taken_115_;
-                let _e435 = exited_109_;
-                let _e437 = broken_112_;
-                let _e439 = continued_113_;
-                active_108_ = ((_e429 && !(_e431)) && !((_e435 || (_e437 || _e439))));
+                let _e540 = saved_127_;
+                let _e542 = taken_128_;
+                let _e546 = exited_122_;
+                let _e548 = broken_125_;
+                let _e550 = continued_126_;
+                active_121_ = ((_e540 && !(_e542)) && !((_e546 || (_e548 || _e550))));
                 {
                 }
-                let _e446 = saved_114_;
-                let _e448 = exited_109_;
-                let _e450 = broken_112_;
-                let _e452 = continued_113_;
-                active_108_ = (_e446 && !((_e448 || (_e450 || _e452))));
+                let _e557 = saved_127_;
+                let _e559 = exited_122_;
+                let _e561 = broken_125_;
+                let _e563 = continued_126_;
+                active_121_ = (_e557 && !((_e559 || (_e561 || _e563))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e459 = active_108_;
-                if _e459 {
-                    r49_ = 256i;
-                    e_50_ = i32(local_index);
+                let _e570 = active_121_;
+                if _e570 {
+                    r57_ = 256i;
+                    e_58_ = i32(local_index);
                     loop {
-                        let _e466 = e_50_;
-                        r51_ = (_e466 < 1024i);
-                        let _e471 = r51_;
-                        r52_ = !(_e471);
-                        let _e475 = r52_;
-                        if _e475 {
+                        let _e577 = e_58_;
+                        r59_ = (_e577 < 1024i);
+                        let _e582 = r59_;
+                        r60_ = !(_e582);
+                        let _e586 = r60_;
+                        if _e586 {
                             break;
                         }
-                        let _e477 = e_50_;
-                        r53_ = (_e477 / 32i);
-                        let _e482 = r53_;
-                        r54_ = (_e482 % 32i);
-                        let _e487 = e_50_;
-                        r55_ = (_e487 / 1i);
-                        let _e492 = r55_;
-                        r56_ = (_e492 % 32i);
-                        let _e497 = r_2_;
-                        let _e499 = r54_;
-                        r57_ = (_e497 + _e499);
-                        let _e503 = k_46_;
-                        let _e505 = r56_;
-                        r58_ = (_e503 + _e505);
-                        let _e510 = params.M;
-                        let _e513 = params.K;
-                        let _e515 = r57_;
-                        let _e520 = r58_;
-                        let _e526 = r57_;
-                        let _e528 = r58_;
-                        let _e534 = A[bitcast<u32>(((_e526 * _e513) + _e528))];
-                        r59_ = select(0f, _e534, ((bitcast<u32>(_e515) < bitcast<u32>(_e510)) && (bitcast<u32>(_e520) < bitcast<u32>(_e513))));
-                        let _e539 = r59_;
-                        let _e543 = r54_;
-                        let _e545 = r56_;
-                        tile3_A_tile[bitcast<u32>(((_e543 * 32i) + _e545))] = _e539;
+                        let _e588 = e_58_;
+                        r61_ = (_e588 / 32i);
+                        let _e593 = r61_;
+                        r62_ = (_e593 % 32i);
+                        let _e598 = e_58_;
+                        r63_ = (_e598 / 1i);
+                        let _e603 = r63_;
+                        r64_ = (_e603 % 32i);
+                        let _e608 = r_2_;
+                        let _e610 = r62_;
+                        r65_ = (_e608 + _e610);
+                        let _e614 = k_54_;
+                        let _e616 = r64_;
+                        r66_ = (_e614 + _e616);
+                        let _e621 = params.M;
+                        let _e624 = params.K;
+                        let _e626 = r65_;
+                        let _e631 = r66_;
+                        let _e637 = r65_;
+                        let _e639 = r66_;
+                        let _e645 = A[bitcast<u32>(((_e637 * _e624) + _e639))];
+                        r67_ = select(0f, _e645, ((bitcast<u32>(_e626) < bitcast<u32>(_e621)) && (bitcast<u32>(_e631) < bitcast<u32>(_e624))));
+                        let _e650 = r67_;
+                        let _e654 = r62_;
+                        let _e656 = r64_;
+                        tile3_A_tile[bitcast<u32>(((_e654 * 32i) + _e656))] = _e650;
                         continuing {
-                            let _e552 = e_50_;
-                            let _e554 = r49_;
-                            e_50_ = (_e552 + _e554);
+                            let _e663 = e_58_;
+                            let _e665 = r57_;
+                            e_58_ = (_e663 + _e665);
                         }
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e558 = active_108_;
-                if _e558 {
-                    r60_ = 256i;
-                    e_61_ = i32(local_index);
+                let _e669 = active_121_;
+                if _e669 {
+                    r68_ = 256i;
+                    e_69_ = i32(local_index);
                     loop {
-                        let _e565 = e_61_;
-                        r62_ = (_e565 < 1024i);
-                        let _e570 = r62_;
-                        r63_ = !(_e570);
-                        let _e574 = r63_;
-                        if _e574 {
+                        let _e676 = e_69_;
+                        r70_ = (_e676 < 1024i);
+                        let _e681 = r70_;
+                        r71_ = !(_e681);
+                        let _e685 = r71_;
+                        if _e685 {
                             break;
                         }
-                        let _e576 = e_61_;
-                        r64_ = (_e576 / 32i);
-                        let _e581 = r64_;
-                        r65_ = (_e581 % 32i);
-                        let _e586 = e_61_;
-                        r66_ = (_e586 / 1i);
-                        let _e591 = r66_;
-                        r67_ = (_e591 % 32i);
-                        let _e596 = k_46_;
-                        let _e598 = r65_;
-                        r68_ = (_e596 + _e598);
-                        let _e602 = c_5_;
-                        let _e604 = r67_;
-                        r69_ = (_e602 + _e604);
-                        let _e609 = params.K;
-                        let _e612 = params.N;
-                        let _e614 = r68_;
-                        let _e619 = r69_;
-                        let _e625 = r68_;
-                        let _e627 = r69_;
-                        let _e633 = B[bitcast<u32>(((_e625 * _e612) + _e627))];
-                        r70_ = select(0f, _e633, ((bitcast<u32>(_e614) < bitcast<u32>(_e609)) && (bitcast<u32>(_e619) < bitcast<u32>(_e612))));
-                        let _e638 = r70_;
-                        let _e642 = r65_;
-                        let _e644 = r67_;
-                        tile4_B_tile[bitcast<u32>(((_e642 * 32i) + _e644))] = _e638;
+                        let _e687 = e_69_;
+                        r72_ = (_e687 / 32i);
+                        let _e692 = r72_;
+                        r73_ = (_e692 % 32i);
+                        let _e697 = e_69_;
+                        r74_ = (_e697 / 1i);
+                        let _e702 = r74_;
+                        r75_ = (_e702 % 32i);
+                        let _e707 = k_54_;
+                        let _e709 = r73_;
+                        r76_ = (_e707 + _e709);
+                        let _e713 = c_5_;
+                        let _e715 = r75_;
+                        r77_ = (_e713 + _e715);
+                        let _e720 = params.K;
+                        let _e723 = params.N;
+                        let _e725 = r76_;
+                        let _e730 = r77_;
+                        let _e736 = r76_;
+                        let _e738 = r77_;
+                        let _e744 = B[bitcast<u32>(((_e736 * _e723) + _e738))];
+                        r78_ = select(0f, _e744, ((bitcast<u32>(_e725) < bitcast<u32>(_e720)) && (bitcast<u32>(_e730) < bitcast<u32>(_e723))));
+                        let _e749 = r78_;
+                        let _e753 = r73_;
+                        let _e755 = r75_;
+                        tile4_B_tile[bitcast<u32>(((_e753 * 32i) + _e755))] = _e749;
                         continuing {
-                            let _e651 = e_61_;
-                            let _e653 = r60_;
-                            e_61_ = (_e651 + _e653);
+                            let _e762 = e_69_;
+                            let _e764 = r68_;
+                            e_69_ = (_e762 + _e764);
                         }
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e657 = active_108_;
-                if _e657 {
-                    r71_ = 256i;
-                    e_72_ = i32(local_index);
+                let _e768 = active_121_;
+                if _e768 {
+                    r79_ = i32(local_index);
+                    let _e773 = r79_;
+                    r80_ = (_e773 % 32i);
+                    let _e778 = r79_;
+                    r81_ = (_e778 / 32i);
+                    let _e783 = r81_;
+                    r82_ = (_e783 + 0i);
+                    let _e788 = r81_;
+                    r83_ = (_e788 + 8i);
+                    let _e793 = r81_;
+                    r84_ = (_e793 + 16i);
+                    let _e798 = r81_;
+                    r85_ = (_e798 + 24i);
+                    acc_86_ = 0f;
+                    acc_87_ = 0f;
+                    acc_88_ = 0f;
+                    acc_89_ = 0f;
+                    k_90_ = 0i;
                     loop {
-                        let _e664 = e_72_;
-                        r73_ = (_e664 < 1024i);
-                        let _e669 = r73_;
-                        r74_ = !(_e669);
-                        let _e673 = r74_;
-                        if _e673 {
+                        let _e813 = k_90_;
+                        r91_ = (_e813 < 32i);
+                        let _e818 = r91_;
+                        r92_ = !(_e818);
+                        let _e822 = r92_;
+                        if _e822 {
                             break;
                         }
-                        let _e675 = e_72_;
-                        r75_ = (_e675 / 32i);
-                        let _e680 = r75_;
-                        r76_ = (_e680 % 32i);
-                        let _e685 = e_72_;
-                        r77_ = (_e685 / 1i);
-                        let _e690 = r77_;
-                        r78_ = (_e690 % 32i);
-                        acc_79_ = 0f;
-                        k_80_ = 0i;
-                        loop {
-                            let _e699 = k_80_;
-                            r81_ = (_e699 < 32i);
-                            let _e704 = r81_;
-                            r82_ = !(_e704);
-                            let _e708 = r82_;
-                            if _e708 {
-                                break;
-                            }
-                            let _e712 = r76_;
-                            let _e714 = k_80_;
-                            let _e720 = tile3_A_tile[bitcast<u32>(((_e712 * 32i) + _e714))];
-                            r83_ = _e720;
-                            let _e725 = k_80_;
-                            let _e727 = r78_;
-                            let _e733 = tile4_B_tile[bitcast<u32>(((_e725 * 32i) + _e727))];
-                            r84_ = _e733;
-                            let _e736 = r83_;
-                            let _e738 = r84_;
-                            r85_ = (_e736 * _e738);
-                            let _e742 = acc_79_;
-                            let _e744 = r85_;
-                            acc_79_ = (_e742 + _e744);
-                            continuing {
-                                let _e748 = k_80_;
-                                k_80_ = (_e748 + 1i);
-                            }
-                        }
-                        let _e753 = acc_79_;
-                        let _e757 = r76_;
-                        let _e759 = r78_;
-                        tile5_matmul[bitcast<u32>(((_e757 * 32i) + _e759))] = _e753;
+                        let _e826 = k_90_;
+                        let _e828 = r80_;
+                        let _e834 = tile4_B_tile[bitcast<u32>(((_e826 * 32i) + _e828))];
+                        r93_ = _e834;
+                        let _e839 = r82_;
+                        let _e841 = k_90_;
+                        let _e847 = tile3_A_tile[bitcast<u32>(((_e839 * 32i) + _e841))];
+                        r94_ = _e847;
+                        let _e850 = r94_;
+                        let _e852 = r93_;
+                        r95_ = (_e850 * _e852);
+                        let _e856 = acc_86_;
+                        let _e858 = r95_;
+                        acc_86_ = (_e856 + _e858);
+                        let _e864 = r83_;
+                        let _e866 = k_90_;
+                        let _e872 = tile3_A_tile[bitcast<u32>(((_e864 * 32i) + _e866))];
+                        r96_ = _e872;
+                        let _e875 = r96_;
+                        let _e877 = r93_;
+                        r97_ = (_e875 * _e877);
+                        let _e881 = acc_87_;
+                        let _e883 = r97_;
+                        acc_87_ = (_e881 + _e883);
+                        let _e889 = r84_;
+                        let _e891 = k_90_;
+                        let _e897 = tile3_A_tile[bitcast<u32>(((_e889 * 32i) + _e891))];
+                        r98_ = _e897;
+                        let _e900 = r98_;
+                        let _e902 = r93_;
+                        r99_ = (_e900 * _e902);
+                        let _e906 = acc_88_;
+                        let _e908 = r99_;
+                        acc_88_ = (_e906 + _e908);
+                        let _e914 = r85_;
+                        let _e916 = k_90_;
+                        let _e922 = tile3_A_tile[bitcast<u32>(((_e914 * 32i) + _e916))];
+                        r100_ = _e922;
+                        let _e925 = r100_;
+                        let _e927 = r93_;
+                        r101_ = (_e925 * _e927);
+                        let _e931 = acc_89_;
+                        let _e933 = r101_;
+                        acc_89_ = (_e931 + _e933);
                         continuing {
-                            let _e766 = e_72_;
-                            let _e768 = r71_;
-                            e_72_ = (_e766 + _e768);
+                            let _e937 = k_90_;
+                            k_90_ = (_e937 + 1i);
                         }
                     }
-                }
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e772 = active_108_;
-                if _e772 {
-                    r86_ = 256i;
-                    e_87_ = i32(local_index);
-                    loop {
-                        let _e779 = e_87_;
-                        r88_ = (_e779 < 1024i);
-                        let _e784 = r88_;
-                        r89_ = !(_e784);
-                        let _e788 = r89_;
-                        if _e788 {
-                            break;
-                        }
-                        let _e790 = e_87_;
-                        r90_ = (_e790 / 32i);
-                        let _e795 = r90_;
-                        r91_ = (_e795 % 32i);
-                        let _e800 = e_87_;
-                        r92_ = (_e800 / 1i);
-                        let _e805 = r92_;
-                        r93_ = (_e805 % 32i);
-                        let _e812 = r91_;
-                        let _e814 = r93_;
-                        let _e820 = tile5_matmul[bitcast<u32>(((_e812 * 32i) + _e814))];
-                        r94_ = _e820;
-                        let _e825 = r91_;
-                        let _e827 = r93_;
-                        let _e833 = tile2_acc[bitcast<u32>(((_e825 * 32i) + _e827))];
-                        r95_ = _e833;
-                        let _e836 = r95_;
-                        let _e838 = r94_;
-                        r96_ = (_e836 + _e838);
-                        let _e842 = r96_;
-                        let _e846 = r91_;
-                        let _e848 = r93_;
-                        tile2_acc[bitcast<u32>(((_e846 * 32i) + _e848))] = _e842;
-                        continuing {
-                            let _e855 = e_87_;
-                            let _e857 = r86_;
-                            e_87_ = (_e855 + _e857);
-                        }
-                    }
+                    let _e944 = r82_;
+                    let _e946 = r80_;
+                    let _e952 = tile2_acc[bitcast<u32>(((_e944 * 32i) + _e946))];
+                    r102_ = _e952;
+                    let _e955 = r102_;
+                    let _e957 = acc_86_;
+                    r103_ = (_e955 + _e957);
+                    let _e961 = r103_;
+                    let _e965 = r82_;
+                    let _e967 = r80_;
+                    tile2_acc[bitcast<u32>(((_e965 * 32i) + _e967))] = _e961;
+                    let _e976 = r83_;
+                    let _e978 = r80_;
+                    let _e984 = tile2_acc[bitcast<u32>(((_e976 * 32i) + _e978))];
+                    r104_ = _e984;
+                    let _e987 = r104_;
+                    let _e989 = acc_87_;
+                    r105_ = (_e987 + _e989);
+                    let _e993 = r105_;
+                    let _e997 = r83_;
+                    let _e999 = r80_;
+                    tile2_acc[bitcast<u32>(((_e997 * 32i) + _e999))] = _e993;
+                    let _e1008 = r84_;
+                    let _e1010 = r80_;
+                    let _e1016 = tile2_acc[bitcast<u32>(((_e1008 * 32i) + _e1010))];
+                    r106_ = _e1016;
+                    let _e1019 = r106_;
+                    let _e1021 = acc_88_;
+                    r107_ = (_e1019 + _e1021);
+                    let _e1025 = r107_;
+                    let _e1029 = r84_;
+                    let _e1031 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1029 * 32i) + _e1031))] = _e1025;
+                    let _e1040 = r85_;
+                    let _e1042 = r80_;
+                    let _e1048 = tile2_acc[bitcast<u32>(((_e1040 * 32i) + _e1042))];
+                    r108_ = _e1048;
+                    let _e1051 = r108_;
+                    let _e1053 = acc_89_;
+                    r109_ = (_e1051 + _e1053);
+                    let _e1057 = r109_;
+                    let _e1061 = r85_;
+                    let _e1063 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1061 * 32i) + _e1063))] = _e1057;
                 }
                 storageBarrier();
                 workgroupBarrier();
             }
             continuing {
-                let _e861 = entry_111_;
-                continued_113_ = false;
-                let _e865 = exited_109_;
-                let _e867 = broken_112_;
-                let _e869 = continued_113_;
-                active_108_ = (_e861 && !((_e865 || (_e867 || _e869))));
+                let _e1070 = entry_124_;
+                continued_126_ = false;
+                let _e1074 = exited_122_;
+                let _e1076 = broken_125_;
+                let _e1078 = continued_126_;
+                active_121_ = (_e1070 && !((_e1074 || (_e1076 || _e1078))));
                 {
-                    let _e876 = active_108_;
-                    if _e876 {
-                        let _e878 = k_46_;
-                        k_46_ = (_e878 + 32i);
+                    let _e1085 = active_121_;
+                    if _e1085 {
+                        let _e1087 = k_54_;
+                        k_54_ = (_e1087 + 32i);
                     }
                 }
             }
         }
-        let _e883 = entry_111_;
-        let _e885 = exited_109_;
-        active_108_ = (_e883 && !(_e885));
-        let _e890 = active_108_;
-        if _e890 {
-            r97_ = 256i;
-            e_98_ = i32(local_index);
+        let _e1092 = entry_124_;
+        let _e1094 = exited_122_;
+        active_121_ = (_e1092 && !(_e1094));
+        let _e1099 = active_121_;
+        if _e1099 {
+            r110_ = 256i;
+            e_111_ = i32(local_index);
             loop {
-                let _e897 = e_98_;
-                r99_ = (_e897 < 1024i);
-                let _e902 = r99_;
-                r100_ = !(_e902);
-                let _e906 = r100_;
-                if _e906 {
+                let _e1106 = e_111_;
+                r112_ = (_e1106 < 1024i);
+                let _e1111 = r112_;
+                r113_ = !(_e1111);
+                let _e1115 = r113_;
+                if _e1115 {
                     break;
                 }
-                let _e908 = e_98_;
-                r101_ = (_e908 / 32i);
-                let _e913 = r101_;
-                r102_ = (_e913 % 32i);
-                let _e918 = e_98_;
-                r103_ = (_e918 / 1i);
-                let _e923 = r103_;
-                r104_ = (_e923 % 32i);
-                let _e928 = r_2_;
-                let _e930 = r102_;
-                r105_ = (_e928 + _e930);
-                let _e934 = c_5_;
-                let _e936 = r104_;
-                r106_ = (_e934 + _e936);
-                let _e942 = r102_;
-                let _e944 = r104_;
-                let _e950 = tile2_acc[bitcast<u32>(((_e942 * 32i) + _e944))];
-                r107_ = _e950;
-                let _e953 = r107_;
-                let _e956 = params.M;
-                let _e959 = params.N;
-                let _e961 = r105_;
-                let _e966 = r106_;
-                let _e972 = r105_;
-                let _e974 = r106_;
-                if ((bitcast<u32>(_e961) < bitcast<u32>(_e956)) && (bitcast<u32>(_e966) < bitcast<u32>(_e959))) {
-                    C[bitcast<u32>(((_e972 * _e959) + _e974))] = _e953;
+                let _e1117 = e_111_;
+                r114_ = (_e1117 / 32i);
+                let _e1122 = r114_;
+                r115_ = (_e1122 % 32i);
+                let _e1127 = e_111_;
+                r116_ = (_e1127 / 1i);
+                let _e1132 = r116_;
+                r117_ = (_e1132 % 32i);
+                let _e1137 = r_2_;
+                let _e1139 = r115_;
+                r118_ = (_e1137 + _e1139);
+                let _e1143 = c_5_;
+                let _e1145 = r117_;
+                r119_ = (_e1143 + _e1145);
+                let _e1151 = r115_;
+                let _e1153 = r117_;
+                let _e1159 = tile2_acc[bitcast<u32>(((_e1151 * 32i) + _e1153))];
+                r120_ = _e1159;
+                let _e1162 = r120_;
+                let _e1165 = params.M;
+                let _e1168 = params.N;
+                let _e1170 = r118_;
+                let _e1175 = r119_;
+                let _e1181 = r118_;
+                let _e1183 = r119_;
+                if ((bitcast<u32>(_e1170) < bitcast<u32>(_e1165)) && (bitcast<u32>(_e1175) < bitcast<u32>(_e1168))) {
+                    C[bitcast<u32>(((_e1181 * _e1168) + _e1183))] = _e1162;
                 }
                 continuing {
-                    let _e981 = e_98_;
-                    let _e983 = r97_;
-                    e_98_ = (_e981 + _e983);
+                    let _e1190 = e_111_;
+                    let _e1192 = r110_;
+                    e_111_ = (_e1190 + _e1192);
                 }
             }
         }

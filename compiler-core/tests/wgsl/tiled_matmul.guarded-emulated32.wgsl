@@ -21,7 +21,6 @@ var<workgroup> tile1_B_tile: array<f32, 1024>;
 var<workgroup> tile2_acc: array<f32, 1024>;
 var<workgroup> tile3_A_tile: array<f32, 1024>;
 var<workgroup> tile4_B_tile: array<f32, 1024>;
-var<workgroup> tile5_matmul: array<f32, 1024>;
 @group(0) @binding(4) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
@@ -61,111 +60,121 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     var r26_: i32;
     var r27_: f32;
     var r28_: i32;
-    var e_29_: i32;
-    var r30_: bool;
-    var r31_: bool;
+    var r29_: i32;
+    var r30_: i32;
+    var r31_: i32;
     var r32_: i32;
     var r33_: i32;
     var r34_: i32;
-    var r35_: i32;
+    var acc_35_: f32;
     var acc_36_: f32;
-    var k_37_: i32;
-    var r38_: bool;
-    var r39_: bool;
-    var r40_: f32;
-    var r41_: f32;
+    var acc_37_: f32;
+    var acc_38_: f32;
+    var k_39_: i32;
+    var r40_: bool;
+    var r41_: bool;
     var r42_: f32;
-    var r43_: i32;
-    var r44_: i32;
-    var r45_: i32;
-    var k_46_: i32;
-    var r47_: bool;
-    var r48_: bool;
-    var r49_: i32;
-    var e_50_: i32;
-    var r51_: bool;
-    var r52_: bool;
+    var r43_: f32;
+    var r44_: f32;
+    var r45_: f32;
+    var r46_: f32;
+    var r47_: f32;
+    var r48_: f32;
+    var r49_: f32;
+    var r50_: f32;
+    var r51_: i32;
+    var r52_: i32;
     var r53_: i32;
-    var r54_: i32;
-    var r55_: i32;
-    var r56_: i32;
+    var k_54_: i32;
+    var r55_: bool;
+    var r56_: bool;
     var r57_: i32;
-    var r58_: i32;
-    var r59_: f32;
-    var r60_: i32;
-    var e_61_: i32;
-    var r62_: bool;
-    var r63_: bool;
+    var e_58_: i32;
+    var r59_: bool;
+    var r60_: bool;
+    var r61_: i32;
+    var r62_: i32;
+    var r63_: i32;
     var r64_: i32;
     var r65_: i32;
     var r66_: i32;
-    var r67_: i32;
+    var r67_: f32;
     var r68_: i32;
-    var r69_: i32;
-    var r70_: f32;
-    var r71_: i32;
-    var e_72_: i32;
-    var r73_: bool;
-    var r74_: bool;
+    var e_69_: i32;
+    var r70_: bool;
+    var r71_: bool;
+    var r72_: i32;
+    var r73_: i32;
+    var r74_: i32;
     var r75_: i32;
     var r76_: i32;
     var r77_: i32;
-    var r78_: i32;
-    var acc_79_: f32;
-    var k_80_: i32;
-    var r81_: bool;
-    var r82_: bool;
-    var r83_: f32;
-    var r84_: f32;
-    var r85_: f32;
-    var r86_: i32;
-    var e_87_: i32;
-    var r88_: bool;
-    var r89_: bool;
-    var r90_: i32;
-    var r91_: i32;
-    var r92_: i32;
-    var r93_: i32;
+    var r78_: f32;
+    var r79_: i32;
+    var r80_: i32;
+    var r81_: i32;
+    var r82_: i32;
+    var r83_: i32;
+    var r84_: i32;
+    var r85_: i32;
+    var acc_86_: f32;
+    var acc_87_: f32;
+    var acc_88_: f32;
+    var acc_89_: f32;
+    var k_90_: i32;
+    var r91_: bool;
+    var r92_: bool;
+    var r93_: f32;
     var r94_: f32;
     var r95_: f32;
     var r96_: f32;
-    var r97_: i32;
-    var e_98_: i32;
-    var r99_: bool;
-    var r100_: bool;
-    var r101_: i32;
-    var r102_: i32;
-    var r103_: i32;
-    var r104_: i32;
-    var r105_: i32;
-    var r106_: i32;
+    var r97_: f32;
+    var r98_: f32;
+    var r99_: f32;
+    var r100_: f32;
+    var r101_: f32;
+    var r102_: f32;
+    var r103_: f32;
+    var r104_: f32;
+    var r105_: f32;
+    var r106_: f32;
     var r107_: f32;
-    var trips_108_: u32 = 0u;
-    var active_109_: bool;
-    var exited_110_: bool;
-    var vote_number_111_: u32;
-    var left_112_: bool = false;
-    var left_113_: bool = false;
-    var left_114_: bool = false;
-    var left_115_: bool = false;
-    var entry_116_: bool;
-    var broken_117_: bool;
-    var continued_118_: bool;
-    var left_119_: bool = false;
-    var saved_120_: bool;
-    var taken_121_: bool;
-    var left_122_: bool = false;
-    var left_123_: bool = false;
-    var left_124_: bool = false;
+    var r108_: f32;
+    var r109_: f32;
+    var r110_: i32;
+    var e_111_: i32;
+    var r112_: bool;
+    var r113_: bool;
+    var r114_: i32;
+    var r115_: i32;
+    var r116_: i32;
+    var r117_: i32;
+    var r118_: i32;
+    var r119_: i32;
+    var r120_: f32;
+    var trips_121_: u32 = 0u;
+    var active_122_: bool;
+    var exited_123_: bool;
+    var vote_number_124_: u32;
     var left_125_: bool = false;
     var left_126_: bool = false;
     var left_127_: bool = false;
+    var entry_128_: bool;
+    var broken_129_: bool;
+    var continued_130_: bool;
+    var left_131_: bool = false;
+    var saved_132_: bool;
+    var taken_133_: bool;
+    var left_134_: bool = false;
+    var left_135_: bool = false;
+    var left_136_: bool = false;
+    var left_137_: bool = false;
 
-    active_109_ = true;
-    exited_110_ = false;
-    vote_number_111_ = 0u;
+    active_122_ = true;
+    exited_123_ = false;
+    vote_number_124_ = 0u;
     {
-        let _e8 = active_109_;
+        let _e8 = active_122_;
         if _e8 {
             r0_ = i32(block.y);
             let _e14 = r0_;
@@ -179,14 +188,14 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             c_5_ = _e31;
             r6_ = 256i;
             e_7_ = i32(local_index);
-            left_112_ = false;
+            left_125_ = false;
             loop {
-                let _e48 = trips_108_;
+                let _e48 = trips_121_;
                 let _e50 = (_e48 + 1u);
-                trips_108_ = _e50;
+                trips_121_ = _e50;
                 if (_e50 > 4096u) {
                     loop_guard[0u] = 1u;
-                    left_112_ = true;
+                    left_125_ = true;
                     break;
                 }
                 {
@@ -196,7 +205,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     r9_ = !(_e59);
                     let _e63 = r9_;
                     if _e63 {
-                        left_112_ = true;
+                        left_125_ = true;
                         break;
                     }
                     let _e67 = e_7_;
@@ -231,25 +240,25 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     e_7_ = (_e141 + _e143);
                 }
             }
-            let _e147 = left_112_;
+            let _e147 = left_125_;
             if !(_e147) {
                 loop_guard[0u] = 2147483649u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e154 = active_109_;
+        let _e154 = active_122_;
         if _e154 {
             r17_ = 256i;
             e_18_ = i32(local_index);
-            left_113_ = false;
+            left_126_ = false;
             loop {
-                let _e170 = trips_108_;
+                let _e170 = trips_121_;
                 let _e172 = (_e170 + 1u);
-                trips_108_ = _e172;
+                trips_121_ = _e172;
                 if (_e172 > 4096u) {
                     loop_guard[0u] = 2u;
-                    left_113_ = true;
+                    left_126_ = true;
                     break;
                 }
                 {
@@ -259,7 +268,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     r20_ = !(_e181);
                     let _e185 = r20_;
                     if _e185 {
-                        left_113_ = true;
+                        left_126_ = true;
                         break;
                     }
                     let _e189 = e_18_;
@@ -294,572 +303,567 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     e_18_ = (_e263 + _e265);
                 }
             }
-            let _e269 = left_113_;
+            let _e269 = left_126_;
             if !(_e269) {
                 loop_guard[0u] = 2147483650u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e276 = active_109_;
+        let _e276 = active_122_;
         if _e276 {
-            r28_ = 256i;
-            e_29_ = i32(local_index);
-            left_114_ = false;
+            r28_ = i32(local_index);
+            let _e281 = r28_;
+            r29_ = (_e281 % 32i);
+            let _e286 = r28_;
+            r30_ = (_e286 / 32i);
+            let _e291 = r30_;
+            r31_ = (_e291 + 0i);
+            let _e296 = r30_;
+            r32_ = (_e296 + 8i);
+            let _e301 = r30_;
+            r33_ = (_e301 + 16i);
+            let _e306 = r30_;
+            r34_ = (_e306 + 24i);
+            acc_35_ = 0f;
+            acc_36_ = 0f;
+            acc_37_ = 0f;
+            acc_38_ = 0f;
+            k_39_ = 0i;
+            left_127_ = false;
             loop {
-                let _e292 = trips_108_;
-                let _e294 = (_e292 + 1u);
-                trips_108_ = _e294;
-                if (_e294 > 4096u) {
+                let _e330 = trips_121_;
+                let _e332 = (_e330 + 1u);
+                trips_121_ = _e332;
+                if (_e332 > 4096u) {
                     loop_guard[0u] = 3u;
-                    left_114_ = true;
+                    left_127_ = true;
                     break;
                 }
                 {
-                    let _e298 = e_29_;
-                    r30_ = (_e298 < 1024i);
-                    let _e303 = r30_;
-                    r31_ = !(_e303);
-                    let _e307 = r31_;
-                    if _e307 {
-                        left_114_ = true;
+                    let _e336 = k_39_;
+                    r40_ = (_e336 < 32i);
+                    let _e341 = r40_;
+                    r41_ = !(_e341);
+                    let _e345 = r41_;
+                    if _e345 {
+                        left_127_ = true;
                         break;
                     }
-                    let _e311 = e_29_;
-                    r32_ = (_e311 / 32i);
-                    let _e316 = r32_;
-                    r33_ = (_e316 % 32i);
-                    let _e321 = e_29_;
-                    r34_ = (_e321 / 1i);
-                    let _e326 = r34_;
-                    r35_ = (_e326 % 32i);
-                    acc_36_ = 0f;
-                    k_37_ = 0i;
-                    left_115_ = false;
-                    loop {
-                        let _e344 = trips_108_;
-                        let _e346 = (_e344 + 1u);
-                        trips_108_ = _e346;
-                        if (_e346 > 4096u) {
-                            loop_guard[0u] = 4u;
-                            left_115_ = true;
-                            break;
-                        }
-                        {
-                            let _e350 = k_37_;
-                            r38_ = (_e350 < 32i);
-                            let _e355 = r38_;
-                            r39_ = !(_e355);
-                            let _e359 = r39_;
-                            if _e359 {
-                                left_115_ = true;
-                                break;
-                            }
-                            let _e365 = r33_;
-                            let _e367 = k_37_;
-                            let _e373 = tile0_A_tile[bitcast<u32>(((_e365 * 32i) + _e367))];
-                            r40_ = _e373;
-                            let _e378 = k_37_;
-                            let _e380 = r35_;
-                            let _e386 = tile1_B_tile[bitcast<u32>(((_e378 * 32i) + _e380))];
-                            r41_ = _e386;
-                            let _e389 = r40_;
-                            let _e391 = r41_;
-                            r42_ = (_e389 * _e391);
-                            let _e395 = acc_36_;
-                            let _e397 = r42_;
-                            acc_36_ = (_e395 + _e397);
-                        }
-                        continuing {
-                            let _e401 = k_37_;
-                            k_37_ = (_e401 + 1i);
-                        }
-                    }
-                    let _e406 = left_115_;
-                    if !(_e406) {
-                        loop_guard[0u] = 2147483652u;
-                    }
-                    let _e413 = acc_36_;
-                    let _e417 = r33_;
-                    let _e419 = r35_;
-                    tile2_acc[bitcast<u32>(((_e417 * 32i) + _e419))] = _e413;
+                    let _e351 = k_39_;
+                    let _e353 = r29_;
+                    let _e359 = tile1_B_tile[bitcast<u32>(((_e351 * 32i) + _e353))];
+                    r42_ = _e359;
+                    let _e364 = r31_;
+                    let _e366 = k_39_;
+                    let _e372 = tile0_A_tile[bitcast<u32>(((_e364 * 32i) + _e366))];
+                    r43_ = _e372;
+                    let _e375 = r43_;
+                    let _e377 = r42_;
+                    r44_ = (_e375 * _e377);
+                    let _e381 = acc_35_;
+                    let _e383 = r44_;
+                    acc_35_ = (_e381 + _e383);
+                    let _e389 = r32_;
+                    let _e391 = k_39_;
+                    let _e397 = tile0_A_tile[bitcast<u32>(((_e389 * 32i) + _e391))];
+                    r45_ = _e397;
+                    let _e400 = r45_;
+                    let _e402 = r42_;
+                    r46_ = (_e400 * _e402);
+                    let _e406 = acc_36_;
+                    let _e408 = r46_;
+                    acc_36_ = (_e406 + _e408);
+                    let _e414 = r33_;
+                    let _e416 = k_39_;
+                    let _e422 = tile0_A_tile[bitcast<u32>(((_e414 * 32i) + _e416))];
+                    r47_ = _e422;
+                    let _e425 = r47_;
+                    let _e427 = r42_;
+                    r48_ = (_e425 * _e427);
+                    let _e431 = acc_37_;
+                    let _e433 = r48_;
+                    acc_37_ = (_e431 + _e433);
+                    let _e439 = r34_;
+                    let _e441 = k_39_;
+                    let _e447 = tile0_A_tile[bitcast<u32>(((_e439 * 32i) + _e441))];
+                    r49_ = _e447;
+                    let _e450 = r49_;
+                    let _e452 = r42_;
+                    r50_ = (_e450 * _e452);
+                    let _e456 = acc_38_;
+                    let _e458 = r50_;
+                    acc_38_ = (_e456 + _e458);
                 }
                 continuing {
-                    let _e426 = e_29_;
-                    let _e428 = r28_;
-                    e_29_ = (_e426 + _e428);
+                    let _e462 = k_39_;
+                    k_39_ = (_e462 + 1i);
                 }
             }
-            let _e432 = left_114_;
-            if !(_e432) {
+            let _e467 = left_127_;
+            if !(_e467) {
                 loop_guard[0u] = 2147483651u;
             }
+            let _e474 = acc_35_;
+            let _e478 = r31_;
+            let _e480 = r29_;
+            tile2_acc[bitcast<u32>(((_e478 * 32i) + _e480))] = _e474;
+            let _e487 = acc_36_;
+            let _e491 = r32_;
+            let _e493 = r29_;
+            tile2_acc[bitcast<u32>(((_e491 * 32i) + _e493))] = _e487;
+            let _e500 = acc_37_;
+            let _e504 = r33_;
+            let _e506 = r29_;
+            tile2_acc[bitcast<u32>(((_e504 * 32i) + _e506))] = _e500;
+            let _e513 = acc_38_;
+            let _e517 = r34_;
+            let _e519 = r29_;
+            tile2_acc[bitcast<u32>(((_e517 * 32i) + _e519))] = _e513;
         }
         storageBarrier();
         workgroupBarrier();
-        let _e439 = active_109_;
-        if _e439 {
-            let _e442 = params.K;
-            r43_ = _e442;
-            let _e445 = r43_;
-            r44_ = _e445;
-            r45_ = 32i;
-            k_46_ = 32i;
+        let _e526 = active_122_;
+        if _e526 {
+            let _e529 = params.K;
+            r51_ = _e529;
+            let _e532 = r51_;
+            r52_ = _e532;
+            r53_ = 32i;
+            k_54_ = 32i;
         }
-        let _e452 = active_109_;
-        entry_116_ = _e452;
-        broken_117_ = false;
-        left_119_ = false;
+        let _e539 = active_122_;
+        entry_128_ = _e539;
+        broken_129_ = false;
+        left_131_ = false;
         loop {
-            continued_118_ = false;
-            let _e462 = entry_116_;
-            let _e464 = exited_110_;
-            let _e466 = broken_117_;
-            let _e468 = continued_118_;
-            active_109_ = (_e462 && !((_e464 || (_e466 || _e468))));
-            let _e475 = vote_number_111_;
-            vote_number_111_ = (_e475 + 1u);
-            let _e480 = active_109_;
-            if _e480 {
-                let _e483 = vote_number_111_;
-                atomicMax((&workgroup_votes), _e483);
+            continued_130_ = false;
+            let _e549 = entry_128_;
+            let _e551 = exited_123_;
+            let _e553 = broken_129_;
+            let _e555 = continued_130_;
+            active_122_ = (_e549 && !((_e551 || (_e553 || _e555))));
+            let _e562 = vote_number_124_;
+            vote_number_124_ = (_e562 + 1u);
+            let _e567 = active_122_;
+            if _e567 {
+                let _e570 = vote_number_124_;
+                atomicMax((&workgroup_votes), _e570);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e488 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e488;
+                let _e575 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e575;
             }
-            let _e491 = workgroupUniformLoad((&workgroup_any));
-            let _e493 = vote_number_111_;
-            if (u32((_e491 == _e493)) == 0u) {
-                left_119_ = true;
+            let _e578 = workgroupUniformLoad((&workgroup_any));
+            let _e580 = vote_number_124_;
+            if (u32((_e578 == _e580)) == 0u) {
+                left_131_ = true;
                 break;
             }
-            let _e501 = active_109_;
-            if _e501 {
-                let _e511 = trips_108_;
-                let _e513 = (_e511 + 1u);
-                trips_108_ = _e513;
-                if (_e513 > 4096u) {
-                    loop_guard[0u] = 5u;
-                    exited_110_ = true;
-                    active_109_ = false;
+            let _e588 = active_122_;
+            if _e588 {
+                let _e598 = trips_121_;
+                let _e600 = (_e598 + 1u);
+                trips_121_ = _e600;
+                if (_e600 > 4096u) {
+                    loop_guard[0u] = 4u;
+                    exited_123_ = true;
+                    active_122_ = false;
                 }
             }
             {
-                let _e517 = active_109_;
-                if _e517 {
-                    let _e519 = k_46_;
-                    let _e521 = r44_;
-                    r47_ = (_e519 < _e521);
-                    let _e525 = r47_;
-                    r48_ = !(_e525);
+                let _e604 = active_122_;
+                if _e604 {
+                    let _e606 = k_54_;
+                    let _e608 = r52_;
+                    r55_ = (_e606 < _e608);
+                    let _e612 = r55_;
+                    r56_ = !(_e612);
                 }
-                let _e529 = active_109_;
-                saved_120_ = _e529;
-                let _e532 = r48_;
-                let _e534 = saved_120_;
-                let _e535 = (_e534 && _e532);
-                taken_121_ = _e535;
-                active_109_ = _e535;
+                let _e616 = active_122_;
+                saved_132_ = _e616;
+                let _e619 = r56_;
+                let _e621 = saved_132_;
+                let _e622 = (_e621 && _e619);
+                taken_133_ = _e622;
+                active_122_ = _e622;
                 {
-                    let _e539 = active_109_;
-                    let _e541 = broken_117_;
-                    broken_117_ = (_e541 || _e539);
-                    active_109_ = false;
+                    let _e626 = active_122_;
+                    let _e628 = broken_129_;
+                    broken_129_ = (_e628 || _e626);
+                    active_122_ = false;
                 }
-                let _e547 = saved_120_;
-                let _e549 = taken_121_;
-                let _e553 = exited_110_;
-                let _e555 = broken_117_;
-                let _e557 = continued_118_;
-                active_109_ = ((_e547 && !(_e549)) && !((_e553 || (_e555 || _e557))));
+                let _e634 = saved_132_;
+                let _e636 = taken_133_;
+                let _e640 = exited_123_;
+                let _e642 = broken_129_;
+                let _e644 = continued_130_;
+                active_122_ = ((_e634 && !(_e636)) && !((_e640 || (_e642 || _e644))));
                 {
                 }
-                let _e564 = saved_120_;
-                let _e566 = exited_110_;
-                let _e568 = broken_117_;
-                let _e570 = continued_118_;
-                active_109_ = (_e564 && !((_e566 || (_e568 || _e570))));
+                let _e651 = saved_132_;
+                let _e653 = exited_123_;
+                let _e655 = broken_129_;
+                let _e657 = continued_130_;
+                active_122_ = (_e651 && !((_e653 || (_e655 || _e657))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e577 = active_109_;
-                if _e577 {
-                    r49_ = 256i;
-                    e_50_ = i32(local_index);
-                    left_122_ = false;
+                let _e664 = active_122_;
+                if _e664 {
+                    r57_ = 256i;
+                    e_58_ = i32(local_index);
+                    left_134_ = false;
                     loop {
-                        let _e593 = trips_108_;
-                        let _e595 = (_e593 + 1u);
-                        trips_108_ = _e595;
-                        if (_e595 > 4096u) {
-                            loop_guard[0u] = 6u;
-                            left_122_ = true;
+                        let _e680 = trips_121_;
+                        let _e682 = (_e680 + 1u);
+                        trips_121_ = _e682;
+                        if (_e682 > 4096u) {
+                            loop_guard[0u] = 5u;
+                            left_134_ = true;
                             break;
                         }
                         {
-                            let _e599 = e_50_;
-                            r51_ = (_e599 < 1024i);
-                            let _e604 = r51_;
-                            r52_ = !(_e604);
-                            let _e608 = r52_;
-                            if _e608 {
-                                left_122_ = true;
+                            let _e686 = e_58_;
+                            r59_ = (_e686 < 1024i);
+                            let _e691 = r59_;
+                            r60_ = !(_e691);
+                            let _e695 = r60_;
+                            if _e695 {
+                                left_134_ = true;
                                 break;
                             }
-                            let _e612 = e_50_;
-                            r53_ = (_e612 / 32i);
-                            let _e617 = r53_;
-                            r54_ = (_e617 % 32i);
-                            let _e622 = e_50_;
-                            r55_ = (_e622 / 1i);
-                            let _e627 = r55_;
-                            r56_ = (_e627 % 32i);
-                            let _e632 = r_2_;
-                            let _e634 = r54_;
-                            r57_ = (_e632 + _e634);
-                            let _e638 = k_46_;
-                            let _e640 = r56_;
-                            r58_ = (_e638 + _e640);
-                            let _e645 = params.M;
-                            let _e648 = params.K;
-                            let _e650 = r57_;
-                            let _e655 = r58_;
-                            let _e661 = r57_;
-                            let _e663 = r58_;
-                            let _e669 = A[bitcast<u32>(((_e661 * _e648) + _e663))];
-                            r59_ = select(0f, _e669, ((bitcast<u32>(_e650) < bitcast<u32>(_e645)) && (bitcast<u32>(_e655) < bitcast<u32>(_e648))));
-                            let _e674 = r59_;
-                            let _e678 = r54_;
-                            let _e680 = r56_;
-                            tile3_A_tile[bitcast<u32>(((_e678 * 32i) + _e680))] = _e674;
+                            let _e699 = e_58_;
+                            r61_ = (_e699 / 32i);
+                            let _e704 = r61_;
+                            r62_ = (_e704 % 32i);
+                            let _e709 = e_58_;
+                            r63_ = (_e709 / 1i);
+                            let _e714 = r63_;
+                            r64_ = (_e714 % 32i);
+                            let _e719 = r_2_;
+                            let _e721 = r62_;
+                            r65_ = (_e719 + _e721);
+                            let _e725 = k_54_;
+                            let _e727 = r64_;
+                            r66_ = (_e725 + _e727);
+                            let _e732 = params.M;
+                            let _e735 = params.K;
+                            let _e737 = r65_;
+                            let _e742 = r66_;
+                            let _e748 = r65_;
+                            let _e750 = r66_;
+                            let _e756 = A[bitcast<u32>(((_e748 * _e735) + _e750))];
+                            r67_ = select(0f, _e756, ((bitcast<u32>(_e737) < bitcast<u32>(_e732)) && (bitcast<u32>(_e742) < bitcast<u32>(_e735))));
+                            let _e761 = r67_;
+                            let _e765 = r62_;
+                            let _e767 = r64_;
+                            tile3_A_tile[bitcast<u32>(((_e765 * 32i) + _e767))] = _e761;
                         }
                         continuing {
-                            let _e687 = e_50_;
-                            let _e689 = r49_;
-                            e_50_ = (_e687 + _e689);
+                            let _e774 = e_58_;
+                            let _e776 = r57_;
+                            e_58_ = (_e774 + _e776);
                         }
                     }
-                    let _e693 = left_122_;
-                    if !(_e693) {
+                    let _e780 = left_134_;
+                    if !(_e780) {
+                        loop_guard[0u] = 2147483653u;
+                    }
+                }
+                storageBarrier();
+                workgroupBarrier();
+                let _e787 = active_122_;
+                if _e787 {
+                    r68_ = 256i;
+                    e_69_ = i32(local_index);
+                    left_135_ = false;
+                    loop {
+                        let _e803 = trips_121_;
+                        let _e805 = (_e803 + 1u);
+                        trips_121_ = _e805;
+                        if (_e805 > 4096u) {
+                            loop_guard[0u] = 6u;
+                            left_135_ = true;
+                            break;
+                        }
+                        {
+                            let _e809 = e_69_;
+                            r70_ = (_e809 < 1024i);
+                            let _e814 = r70_;
+                            r71_ = !(_e814);
+                            let _e818 = r71_;
+                            if _e818 {
+                                left_135_ = true;
+                                break;
+                            }
+                            let _e822 = e_69_;
+                            r72_ = (_e822 / 32i);
+                            let _e827 = r72_;
+                            r73_ = (_e827 % 32i);
+                            let _e832 = e_69_;
+                            r74_ = (_e832 / 1i);
+                            let _e837 = r74_;
+                            r75_ = (_e837 % 32i);
+                            let _e842 = k_54_;
+                            let _e844 = r73_;
+                            r76_ = (_e842 + _e844);
+                            let _e848 = c_5_;
+                            let _e850 = r75_;
+                            r77_ = (_e848 + _e850);
+                            let _e855 = params.K;
+                            let _e858 = params.N;
+                            let _e860 = r76_;
+                            let _e865 = r77_;
+                            let _e871 = r76_;
+                            let _e873 = r77_;
+                            let _e879 = B[bitcast<u32>(((_e871 * _e858) + _e873))];
+                            r78_ = select(0f, _e879, ((bitcast<u32>(_e860) < bitcast<u32>(_e855)) && (bitcast<u32>(_e865) < bitcast<u32>(_e858))));
+                            let _e884 = r78_;
+                            let _e888 = r73_;
+                            let _e890 = r75_;
+                            tile4_B_tile[bitcast<u32>(((_e888 * 32i) + _e890))] = _e884;
+                        }
+                        continuing {
+                            let _e897 = e_69_;
+                            let _e899 = r68_;
+                            e_69_ = (_e897 + _e899);
+                        }
+                    }
+                    let _e903 = left_135_;
+                    if !(_e903) {
                         loop_guard[0u] = 2147483654u;
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e700 = active_109_;
-                if _e700 {
-                    r60_ = 256i;
-                    e_61_ = i32(local_index);
-                    left_123_ = false;
+                let _e910 = active_122_;
+                if _e910 {
+                    r79_ = i32(local_index);
+                    let _e915 = r79_;
+                    r80_ = (_e915 % 32i);
+                    let _e920 = r79_;
+                    r81_ = (_e920 / 32i);
+                    let _e925 = r81_;
+                    r82_ = (_e925 + 0i);
+                    let _e930 = r81_;
+                    r83_ = (_e930 + 8i);
+                    let _e935 = r81_;
+                    r84_ = (_e935 + 16i);
+                    let _e940 = r81_;
+                    r85_ = (_e940 + 24i);
+                    acc_86_ = 0f;
+                    acc_87_ = 0f;
+                    acc_88_ = 0f;
+                    acc_89_ = 0f;
+                    k_90_ = 0i;
+                    left_136_ = false;
                     loop {
-                        let _e716 = trips_108_;
-                        let _e718 = (_e716 + 1u);
-                        trips_108_ = _e718;
-                        if (_e718 > 4096u) {
+                        let _e964 = trips_121_;
+                        let _e966 = (_e964 + 1u);
+                        trips_121_ = _e966;
+                        if (_e966 > 4096u) {
                             loop_guard[0u] = 7u;
-                            left_123_ = true;
+                            left_136_ = true;
                             break;
                         }
                         {
-                            let _e722 = e_61_;
-                            r62_ = (_e722 < 1024i);
-                            let _e727 = r62_;
-                            r63_ = !(_e727);
-                            let _e731 = r63_;
-                            if _e731 {
-                                left_123_ = true;
+                            let _e970 = k_90_;
+                            r91_ = (_e970 < 32i);
+                            let _e975 = r91_;
+                            r92_ = !(_e975);
+                            let _e979 = r92_;
+                            if _e979 {
+                                left_136_ = true;
                                 break;
                             }
-                            let _e735 = e_61_;
-                            r64_ = (_e735 / 32i);
-                            let _e740 = r64_;
-                            r65_ = (_e740 % 32i);
-                            let _e745 = e_61_;
-                            r66_ = (_e745 / 1i);
-                            let _e750 = r66_;
-                            r67_ = (_e750 % 32i);
-                            let _e755 = k_46_;
-                            let _e757 = r65_;
-                            r68_ = (_e755 + _e757);
-                            let _e761 = c_5_;
-                            let _e763 = r67_;
-                            r69_ = (_e761 + _e763);
-                            let _e768 = params.K;
-                            let _e771 = params.N;
-                            let _e773 = r68_;
-                            let _e778 = r69_;
-                            let _e784 = r68_;
-                            let _e786 = r69_;
-                            let _e792 = B[bitcast<u32>(((_e784 * _e771) + _e786))];
-                            r70_ = select(0f, _e792, ((bitcast<u32>(_e773) < bitcast<u32>(_e768)) && (bitcast<u32>(_e778) < bitcast<u32>(_e771))));
-                            let _e797 = r70_;
-                            let _e801 = r65_;
-                            let _e803 = r67_;
-                            tile4_B_tile[bitcast<u32>(((_e801 * 32i) + _e803))] = _e797;
+                            let _e985 = k_90_;
+                            let _e987 = r80_;
+                            let _e993 = tile4_B_tile[bitcast<u32>(((_e985 * 32i) + _e987))];
+                            r93_ = _e993;
+                            let _e998 = r82_;
+                            let _e1000 = k_90_;
+                            let _e1006 = tile3_A_tile[bitcast<u32>(((_e998 * 32i) + _e1000))];
+                            r94_ = _e1006;
+                            let _e1009 = r94_;
+                            let _e1011 = r93_;
+                            r95_ = (_e1009 * _e1011);
+                            let _e1015 = acc_86_;
+                            let _e1017 = r95_;
+                            acc_86_ = (_e1015 + _e1017);
+                            let _e1023 = r83_;
+                            let _e1025 = k_90_;
+                            let _e1031 = tile3_A_tile[bitcast<u32>(((_e1023 * 32i) + _e1025))];
+                            r96_ = _e1031;
+                            let _e1034 = r96_;
+                            let _e1036 = r93_;
+                            r97_ = (_e1034 * _e1036);
+                            let _e1040 = acc_87_;
+                            let _e1042 = r97_;
+                            acc_87_ = (_e1040 + _e1042);
+                            let _e1048 = r84_;
+                            let _e1050 = k_90_;
+                            let _e1056 = tile3_A_tile[bitcast<u32>(((_e1048 * 32i) + _e1050))];
+                            r98_ = _e1056;
+                            let _e1059 = r98_;
+                            let _e1061 = r93_;
+                            r99_ = (_e1059 * _e1061);
+                            let _e1065 = acc_88_;
+                            let _e1067 = r99_;
+                            acc_88_ = (_e1065 + _e1067);
+                            let _e1073 = r85_;
+                            let _e1075 = k_90_;
+                            let _e1081 = tile3_A_tile[bitcast<u32>(((_e1073 * 32i) + _e1075))];
+                            r100_ = _e1081;
+                            let _e1084 = r100_;
+                            let _e1086 = r93_;
+                            r101_ = (_e1084 * _e1086);
+                            let _e1090 = acc_89_;
+                            let _e1092 = r101_;
+                            acc_89_ = (_e1090 + _e1092);
                         }
                         continuing {
-                            let _e810 = e_61_;
-                            let _e812 = r60_;
-                            e_61_ = (_e810 + _e812);
+                            let _e1096 = k_90_;
+                            k_90_ = (_e1096 + 1i);
                         }
                     }
-                    let _e816 = left_123_;
-                    if !(_e816) {
+                    let _e1101 = left_136_;
+                    if !(_e1101) {
                         loop_guard[0u] = 2147483655u;
                     }
-                }
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e823 = active_109_;
-                if _e823 {
-                    r71_ = 256i;
-                    e_72_ = i32(local_index);
-                    left_124_ = false;
-                    loop {
-                        let _e839 = trips_108_;
-                        let _e841 = (_e839 + 1u);
-                        trips_108_ = _e841;
-                        if (_e841 > 4096u) {
-                            loop_guard[0u] = 8u;
-                            left_124_ = true;
-                            break;
-                        }
-                        {
-                            let _e845 = e_72_;
-                            r73_ = (_e845 < 1024i);
-                            let _e850 = r73_;
-                            r74_ = !(_e850);
-                            let _e854 = r74_;
-                            if _e854 {
-                                left_124_ = true;
-                                break;
-                            }
-                            let _e858 = e_72_;
-                            r75_ = (_e858 / 32i);
-                            let _e863 = r75_;
-                            r76_ = (_e863 % 32i);
-                            let _e868 = e_72_;
-                            r77_ = (_e868 / 1i);
-                            let _e873 = r77_;
-                            r78_ = (_e873 % 32i);
-                            acc_79_ = 0f;
-                            k_80_ = 0i;
-                            left_125_ = false;
-                            loop {
-                                let _e891 = trips_108_;
-                                let _e893 = (_e891 + 1u);
-                                trips_108_ = _e893;
-                                if (_e893 > 4096u) {
-                                    loop_guard[0u] = 9u;
-                                    left_125_ = true;
-                                    break;
-                                }
-                                {
-                                    let _e897 = k_80_;
-                                    r81_ = (_e897 < 32i);
-                                    let _e902 = r81_;
-                                    r82_ = !(_e902);
-                                    let _e906 = r82_;
-                                    if _e906 {
-                                        left_125_ = true;
-                                        break;
-                                    }
-                                    let _e912 = r76_;
-                                    let _e914 = k_80_;
-                                    let _e920 = tile3_A_tile[bitcast<u32>(((_e912 * 32i) + _e914))];
-                                    r83_ = _e920;
-                                    let _e925 = k_80_;
-                                    let _e927 = r78_;
-                                    let _e933 = tile4_B_tile[bitcast<u32>(((_e925 * 32i) + _e927))];
-                                    r84_ = _e933;
-                                    let _e936 = r83_;
-                                    let _e938 = r84_;
-                                    r85_ = (_e936 * _e938);
-                                    let _e942 = acc_79_;
-                                    let _e944 = r85_;
-                                    acc_79_ = (_e942 + _e944);
-                                }
-                                continuing {
-                                    let _e948 = k_80_;
-                                    k_80_ = (_e948 + 1i);
-                                }
-                            }
-                            let _e953 = left_125_;
-                            if !(_e953) {
-                                loop_guard[0u] = 2147483657u;
-                            }
-                            let _e960 = acc_79_;
-                            let _e964 = r76_;
-                            let _e966 = r78_;
-                            tile5_matmul[bitcast<u32>(((_e964 * 32i) + _e966))] = _e960;
-                        }
-                        continuing {
-                            let _e973 = e_72_;
-                            let _e975 = r71_;
-                            e_72_ = (_e973 + _e975);
-                        }
-                    }
-                    let _e979 = left_124_;
-                    if !(_e979) {
-                        loop_guard[0u] = 2147483656u;
-                    }
-                }
-                storageBarrier();
-                workgroupBarrier();
-                storageBarrier();
-                workgroupBarrier();
-                let _e986 = active_109_;
-                if _e986 {
-                    r86_ = 256i;
-                    e_87_ = i32(local_index);
-                    left_126_ = false;
-                    loop {
-                        let _e1002 = trips_108_;
-                        let _e1004 = (_e1002 + 1u);
-                        trips_108_ = _e1004;
-                        if (_e1004 > 4096u) {
-                            loop_guard[0u] = 10u;
-                            left_126_ = true;
-                            break;
-                        }
-                        {
-                            let _e1008 = e_87_;
-                            r88_ = (_e1008 < 1024i);
-                            let _e1013 = r88_;
-                            r89_ = !(_e1013);
-                            let _e1017 = r89_;
-                            if _e1017 {
-                                left_126_ = true;
-                                break;
-                            }
-                            let _e1021 = e_87_;
-                            r90_ = (_e1021 / 32i);
-                            let _e1026 = r90_;
-                            r91_ = (_e1026 % 32i);
-                            let _e1031 = e_87_;
-                            r92_ = (_e1031 / 1i);
-                            let _e1036 = r92_;
-                            r93_ = (_e1036 % 32i);
-                            let _e1043 = r91_;
-                            let _e1045 = r93_;
-                            let _e1051 = tile5_matmul[bitcast<u32>(((_e1043 * 32i) + _e1045))];
-                            r94_ = _e1051;
-                            let _e1056 = r91_;
-                            let _e1058 = r93_;
-                            let _e1064 = tile2_acc[bitcast<u32>(((_e1056 * 32i) + _e1058))];
-                            r95_ = _e1064;
-                            let _e1067 = r95_;
-                            let _e1069 = r94_;
-                            r96_ = (_e1067 + _e1069);
-                            let _e1073 = r96_;
-                            let _e1077 = r91_;
-                            let _e1079 = r93_;
-                            tile2_acc[bitcast<u32>(((_e1077 * 32i) + _e1079))] = _e1073;
-                        }
-                        continuing {
-                            let _e1086 = e_87_;
-                            let _e1088 = r86_;
-                            e_87_ = (_e1086 + _e1088);
-                        }
-                    }
-                    let _e1092 = left_126_;
-                    if !(_e1092) {
-                        loop_guard[0u] = 2147483658u;
-                    }
+                    let _e1110 = r82_;
+                    let _e1112 = r80_;
+                    let _e1118 = tile2_acc[bitcast<u32>(((_e1110 * 32i) + _e1112))];
+                    r102_ = _e1118;
+                    let _e1121 = r102_;
+                    let _e1123 = acc_86_;
+                    r103_ = (_e1121 + _e1123);
+                    let _e1127 = r103_;
+                    let _e1131 = r82_;
+                    let _e1133 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1131 * 32i) + _e1133))] = _e1127;
+                    let _e1142 = r83_;
+                    let _e1144 = r80_;
+                    let _e1150 = tile2_acc[bitcast<u32>(((_e1142 * 32i) + _e1144))];
+                    r104_ = _e1150;
+                    let _e1153 = r104_;
+                    let _e1155 = acc_87_;
+                    r105_ = (_e1153 + _e1155);
+                    let _e1159 = r105_;
+                    let _e1163 = r83_;
+                    let _e1165 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1163 * 32i) + _e1165))] = _e1159;
+                    let _e1174 = r84_;
+                    let _e1176 = r80_;
+                    let _e1182 = tile2_acc[bitcast<u32>(((_e1174 * 32i) + _e1176))];
+                    r106_ = _e1182;
+                    let _e1185 = r106_;
+                    let _e1187 = acc_88_;
+                    r107_ = (_e1185 + _e1187);
+                    let _e1191 = r107_;
+                    let _e1195 = r84_;
+                    let _e1197 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1195 * 32i) + _e1197))] = _e1191;
+                    let _e1206 = r85_;
+                    let _e1208 = r80_;
+                    let _e1214 = tile2_acc[bitcast<u32>(((_e1206 * 32i) + _e1208))];
+                    r108_ = _e1214;
+                    let _e1217 = r108_;
+                    let _e1219 = acc_89_;
+                    r109_ = (_e1217 + _e1219);
+                    let _e1223 = r109_;
+                    let _e1227 = r85_;
+                    let _e1229 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1227 * 32i) + _e1229))] = _e1223;
                 }
                 storageBarrier();
                 workgroupBarrier();
             }
             continuing {
-                let _e1099 = entry_116_;
-                continued_118_ = false;
-                let _e1103 = exited_110_;
-                let _e1105 = broken_117_;
-                let _e1107 = continued_118_;
-                active_109_ = (_e1099 && !((_e1103 || (_e1105 || _e1107))));
+                let _e1236 = entry_128_;
+                continued_130_ = false;
+                let _e1240 = exited_123_;
+                let _e1242 = broken_129_;
+                let _e1244 = continued_130_;
+                active_122_ = (_e1236 && !((_e1240 || (_e1242 || _e1244))));
                 {
-                    let _e1114 = active_109_;
-                    if _e1114 {
-                        let _e1116 = k_46_;
-                        k_46_ = (_e1116 + 32i);
+                    let _e1251 = active_122_;
+                    if _e1251 {
+                        let _e1253 = k_54_;
+                        k_54_ = (_e1253 + 32i);
                     }
                 }
             }
         }
-        let _e1121 = left_119_;
-        if !(_e1121) {
-            loop_guard[0u] = 2147483653u;
+        let _e1258 = left_131_;
+        if !(_e1258) {
+            loop_guard[0u] = 2147483652u;
         }
-        let _e1128 = entry_116_;
-        let _e1130 = exited_110_;
-        active_109_ = (_e1128 && !(_e1130));
-        let _e1135 = active_109_;
-        if _e1135 {
-            r97_ = 256i;
-            e_98_ = i32(local_index);
-            left_127_ = false;
+        let _e1265 = entry_128_;
+        let _e1267 = exited_123_;
+        active_122_ = (_e1265 && !(_e1267));
+        let _e1272 = active_122_;
+        if _e1272 {
+            r110_ = 256i;
+            e_111_ = i32(local_index);
+            left_137_ = false;
             loop {
-                let _e1151 = trips_108_;
-                let _e1153 = (_e1151 + 1u);
-                trips_108_ = _e1153;
-                if (_e1153 > 4096u) {
-                    loop_guard[0u] = 11u;
-                    left_127_ = true;
+                let _e1288 = trips_121_;
+                let _e1290 = (_e1288 + 1u);
+                trips_121_ = _e1290;
+                if (_e1290 > 4096u) {
+                    loop_guard[0u] = 8u;
+                    left_137_ = true;
                     break;
                 }
                 {
-                    let _e1157 = e_98_;
-                    r99_ = (_e1157 < 1024i);
-                    let _e1162 = r99_;
-                    r100_ = !(_e1162);
-                    let _e1166 = r100_;
-                    if _e1166 {
-                        left_127_ = true;
+                    let _e1294 = e_111_;
+                    r112_ = (_e1294 < 1024i);
+                    let _e1299 = r112_;
+                    r113_ = !(_e1299);
+                    let _e1303 = r113_;
+                    if _e1303 {
+                        left_137_ = true;
                         break;
                     }
-                    let _e1170 = e_98_;
-                    r101_ = (_e1170 / 32i);
-                    let _e1175 = r101_;
-                    r102_ = (_e1175 % 32i);
-                    let _e1180 = e_98_;
-                    r103_ = (_e1180 / 1i);
-                    let _e1185 = r103_;
-                    r104_ = (_e1185 % 32i);
-                    let _e1190 = r_2_;
-                    let _e1192 = r102_;
-                    r105_ = (_e1190 + _e1192);
-                    let _e1196 = c_5_;
-                    let _e1198 = r104_;
-                    r106_ = (_e1196 + _e1198);
-                    let _e1204 = r102_;
-                    let _e1206 = r104_;
-                    let _e1212 = tile2_acc[bitcast<u32>(((_e1204 * 32i) + _e1206))];
-                    r107_ = _e1212;
-                    let _e1215 = r107_;
-                    let _e1218 = params.M;
-                    let _e1221 = params.N;
-                    let _e1223 = r105_;
-                    let _e1228 = r106_;
-                    let _e1234 = r105_;
-                    let _e1236 = r106_;
-                    if ((bitcast<u32>(_e1223) < bitcast<u32>(_e1218)) && (bitcast<u32>(_e1228) < bitcast<u32>(_e1221))) {
-                        C[bitcast<u32>(((_e1234 * _e1221) + _e1236))] = _e1215;
+                    let _e1307 = e_111_;
+                    r114_ = (_e1307 / 32i);
+                    let _e1312 = r114_;
+                    r115_ = (_e1312 % 32i);
+                    let _e1317 = e_111_;
+                    r116_ = (_e1317 / 1i);
+                    let _e1322 = r116_;
+                    r117_ = (_e1322 % 32i);
+                    let _e1327 = r_2_;
+                    let _e1329 = r115_;
+                    r118_ = (_e1327 + _e1329);
+                    let _e1333 = c_5_;
+                    let _e1335 = r117_;
+                    r119_ = (_e1333 + _e1335);
+                    let _e1341 = r115_;
+                    let _e1343 = r117_;
+                    let _e1349 = tile2_acc[bitcast<u32>(((_e1341 * 32i) + _e1343))];
+                    r120_ = _e1349;
+                    let _e1352 = r120_;
+                    let _e1355 = params.M;
+                    let _e1358 = params.N;
+                    let _e1360 = r118_;
+                    let _e1365 = r119_;
+                    let _e1371 = r118_;
+                    let _e1373 = r119_;
+                    if ((bitcast<u32>(_e1360) < bitcast<u32>(_e1355)) && (bitcast<u32>(_e1365) < bitcast<u32>(_e1358))) {
+                        C[bitcast<u32>(((_e1371 * _e1358) + _e1373))] = _e1352;
                     }
                 }
                 continuing {
-                    let _e1243 = e_98_;
-                    let _e1245 = r97_;
-                    e_98_ = (_e1243 + _e1245);
+                    let _e1380 = e_111_;
+                    let _e1382 = r110_;
+                    e_111_ = (_e1380 + _e1382);
                 }
             }
-            let _e1249 = left_127_;
-            if !(_e1249) {
-                loop_guard[0u] = 2147483659u;
+            let _e1386 = left_137_;
+            if !(_e1386) {
+                loop_guard[0u] = 2147483656u;
             }
         }
         storageBarrier();

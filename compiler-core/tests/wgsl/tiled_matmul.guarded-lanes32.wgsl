@@ -21,7 +21,6 @@ var<workgroup> tile1_B_tile: array<f32, 1024>;
 var<workgroup> tile2_acc: array<f32, 1024>;
 var<workgroup> tile3_A_tile: array<f32, 1024>;
 var<workgroup> tile4_B_tile: array<f32, 1024>;
-var<workgroup> tile5_matmul: array<f32, 1024>;
 @group(0) @binding(4) 
 var<storage, read_write> loop_guard: array<u32>;
 
@@ -56,98 +55,108 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     var r26_: i32;
     var r27_: f32;
     var r28_: i32;
-    var e_29_: i32;
-    var r30_: bool;
-    var r31_: bool;
+    var r29_: i32;
+    var r30_: i32;
+    var r31_: i32;
     var r32_: i32;
     var r33_: i32;
     var r34_: i32;
-    var r35_: i32;
+    var acc_35_: f32;
     var acc_36_: f32;
-    var k_37_: i32;
-    var r38_: bool;
-    var r39_: bool;
-    var r40_: f32;
-    var r41_: f32;
+    var acc_37_: f32;
+    var acc_38_: f32;
+    var k_39_: i32;
+    var r40_: bool;
+    var r41_: bool;
     var r42_: f32;
-    var r43_: i32;
-    var r44_: i32;
-    var r45_: i32;
-    var k_46_: i32;
-    var r47_: bool;
-    var r48_: bool;
-    var r49_: i32;
-    var e_50_: i32;
-    var r51_: bool;
-    var r52_: bool;
+    var r43_: f32;
+    var r44_: f32;
+    var r45_: f32;
+    var r46_: f32;
+    var r47_: f32;
+    var r48_: f32;
+    var r49_: f32;
+    var r50_: f32;
+    var r51_: i32;
+    var r52_: i32;
     var r53_: i32;
-    var r54_: i32;
-    var r55_: i32;
-    var r56_: i32;
+    var k_54_: i32;
+    var r55_: bool;
+    var r56_: bool;
     var r57_: i32;
-    var r58_: i32;
-    var r59_: f32;
-    var r60_: i32;
-    var e_61_: i32;
-    var r62_: bool;
-    var r63_: bool;
+    var e_58_: i32;
+    var r59_: bool;
+    var r60_: bool;
+    var r61_: i32;
+    var r62_: i32;
+    var r63_: i32;
     var r64_: i32;
     var r65_: i32;
     var r66_: i32;
-    var r67_: i32;
+    var r67_: f32;
     var r68_: i32;
-    var r69_: i32;
-    var r70_: f32;
-    var r71_: i32;
-    var e_72_: i32;
-    var r73_: bool;
-    var r74_: bool;
+    var e_69_: i32;
+    var r70_: bool;
+    var r71_: bool;
+    var r72_: i32;
+    var r73_: i32;
+    var r74_: i32;
     var r75_: i32;
     var r76_: i32;
     var r77_: i32;
-    var r78_: i32;
-    var acc_79_: f32;
-    var k_80_: i32;
-    var r81_: bool;
-    var r82_: bool;
-    var r83_: f32;
-    var r84_: f32;
-    var r85_: f32;
-    var r86_: i32;
-    var e_87_: i32;
-    var r88_: bool;
-    var r89_: bool;
-    var r90_: i32;
-    var r91_: i32;
-    var r92_: i32;
-    var r93_: i32;
+    var r78_: f32;
+    var r79_: i32;
+    var r80_: i32;
+    var r81_: i32;
+    var r82_: i32;
+    var r83_: i32;
+    var r84_: i32;
+    var r85_: i32;
+    var acc_86_: f32;
+    var acc_87_: f32;
+    var acc_88_: f32;
+    var acc_89_: f32;
+    var k_90_: i32;
+    var r91_: bool;
+    var r92_: bool;
+    var r93_: f32;
     var r94_: f32;
     var r95_: f32;
     var r96_: f32;
-    var r97_: i32;
-    var e_98_: i32;
-    var r99_: bool;
-    var r100_: bool;
-    var r101_: i32;
-    var r102_: i32;
-    var r103_: i32;
-    var r104_: i32;
-    var r105_: i32;
-    var r106_: i32;
+    var r97_: f32;
+    var r98_: f32;
+    var r99_: f32;
+    var r100_: f32;
+    var r101_: f32;
+    var r102_: f32;
+    var r103_: f32;
+    var r104_: f32;
+    var r105_: f32;
+    var r106_: f32;
     var r107_: f32;
-    var trips_108_: u32 = 0u;
-    var left_109_: bool = false;
-    var left_110_: bool = false;
-    var left_111_: bool = false;
-    var left_112_: bool = false;
-    var left_113_: bool = false;
-    var loop_trips_114_: u32 = 0u;
-    var left_115_: bool = false;
-    var left_116_: bool = false;
-    var left_117_: bool = false;
-    var left_118_: bool = false;
-    var left_119_: bool = false;
-    var left_120_: bool = false;
+    var r108_: f32;
+    var r109_: f32;
+    var r110_: i32;
+    var e_111_: i32;
+    var r112_: bool;
+    var r113_: bool;
+    var r114_: i32;
+    var r115_: i32;
+    var r116_: i32;
+    var r117_: i32;
+    var r118_: i32;
+    var r119_: i32;
+    var r120_: f32;
+    var trips_121_: u32 = 0u;
+    var left_122_: bool = false;
+    var left_123_: bool = false;
+    var left_124_: bool = false;
+    var left_125_: bool = false;
+    var loop_trips_126_: u32 = 0u;
+    var left_127_: bool = false;
+    var left_128_: bool = false;
+    var left_129_: bool = false;
+    var left_130_: bool = false;
 
     r0_ = i32(block.y);
     let _e6 = r0_;
@@ -161,14 +170,14 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     c_5_ = _e23;
     r6_ = 256i;
     e_7_ = i32(local_index);
-    left_109_ = false;
+    left_122_ = false;
     loop {
-        let _e40 = trips_108_;
+        let _e40 = trips_121_;
         let _e42 = (_e40 + 1u);
-        trips_108_ = _e42;
+        trips_121_ = _e42;
         if (_e42 > 4096u) {
             loop_guard[0u] = 1u;
-            left_109_ = true;
+            left_122_ = true;
             break;
         }
         {
@@ -178,7 +187,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             r9_ = !(_e51);
             let _e55 = r9_;
             if _e55 {
-                left_109_ = true;
+                left_122_ = true;
                 break;
             }
             let _e59 = e_7_;
@@ -213,7 +222,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             e_7_ = (_e133 + _e135);
         }
     }
-    let _e139 = left_109_;
+    let _e139 = left_122_;
     if !(_e139) {
         loop_guard[0u] = 2147483649u;
     }
@@ -221,14 +230,14 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     workgroupBarrier();
     r17_ = 256i;
     e_18_ = i32(local_index);
-    left_110_ = false;
+    left_123_ = false;
     loop {
-        let _e160 = trips_108_;
+        let _e160 = trips_121_;
         let _e162 = (_e160 + 1u);
-        trips_108_ = _e162;
+        trips_121_ = _e162;
         if (_e162 > 4096u) {
             loop_guard[0u] = 2u;
-            left_110_ = true;
+            left_123_ = true;
             break;
         }
         {
@@ -238,7 +247,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             r20_ = !(_e171);
             let _e175 = r20_;
             if _e175 {
-                left_110_ = true;
+                left_123_ = true;
                 break;
             }
             let _e179 = e_18_;
@@ -273,483 +282,481 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             e_18_ = (_e253 + _e255);
         }
     }
-    let _e259 = left_110_;
+    let _e259 = left_123_;
     if !(_e259) {
         loop_guard[0u] = 2147483650u;
     }
     storageBarrier();
     workgroupBarrier();
-    r28_ = 256i;
-    e_29_ = i32(local_index);
-    left_111_ = false;
+    r28_ = i32(local_index);
+    let _e269 = r28_;
+    r29_ = (_e269 % 32i);
+    let _e274 = r28_;
+    r30_ = (_e274 / 32i);
+    let _e279 = r30_;
+    r31_ = (_e279 + 0i);
+    let _e284 = r30_;
+    r32_ = (_e284 + 8i);
+    let _e289 = r30_;
+    r33_ = (_e289 + 16i);
+    let _e294 = r30_;
+    r34_ = (_e294 + 24i);
+    acc_35_ = 0f;
+    acc_36_ = 0f;
+    acc_37_ = 0f;
+    acc_38_ = 0f;
+    k_39_ = 0i;
+    left_124_ = false;
     loop {
-        let _e280 = trips_108_;
-        let _e282 = (_e280 + 1u);
-        trips_108_ = _e282;
-        if (_e282 > 4096u) {
+        let _e318 = trips_121_;
+        let _e320 = (_e318 + 1u);
+        trips_121_ = _e320;
+        if (_e320 > 4096u) {
             loop_guard[0u] = 3u;
-            left_111_ = true;
+            left_124_ = true;
             break;
         }
         {
-            let _e286 = e_29_;
-            r30_ = (_e286 < 1024i);
-            let _e291 = r30_;
-            r31_ = !(_e291);
-            let _e295 = r31_;
-            if _e295 {
-                left_111_ = true;
+            let _e324 = k_39_;
+            r40_ = (_e324 < 32i);
+            let _e329 = r40_;
+            r41_ = !(_e329);
+            let _e333 = r41_;
+            if _e333 {
+                left_124_ = true;
                 break;
             }
-            let _e299 = e_29_;
-            r32_ = (_e299 / 32i);
-            let _e304 = r32_;
-            r33_ = (_e304 % 32i);
-            let _e309 = e_29_;
-            r34_ = (_e309 / 1i);
-            let _e314 = r34_;
-            r35_ = (_e314 % 32i);
-            acc_36_ = 0f;
-            k_37_ = 0i;
-            left_112_ = false;
-            loop {
-                let _e332 = trips_108_;
-                let _e334 = (_e332 + 1u);
-                trips_108_ = _e334;
-                if (_e334 > 4096u) {
-                    loop_guard[0u] = 4u;
-                    left_112_ = true;
-                    break;
-                }
-                {
-                    let _e338 = k_37_;
-                    r38_ = (_e338 < 32i);
-                    let _e343 = r38_;
-                    r39_ = !(_e343);
-                    let _e347 = r39_;
-                    if _e347 {
-                        left_112_ = true;
-                        break;
-                    }
-                    let _e353 = r33_;
-                    let _e355 = k_37_;
-                    let _e361 = tile0_A_tile[bitcast<u32>(((_e353 * 32i) + _e355))];
-                    r40_ = _e361;
-                    let _e366 = k_37_;
-                    let _e368 = r35_;
-                    let _e374 = tile1_B_tile[bitcast<u32>(((_e366 * 32i) + _e368))];
-                    r41_ = _e374;
-                    let _e377 = r40_;
-                    let _e379 = r41_;
-                    r42_ = (_e377 * _e379);
-                    let _e383 = acc_36_;
-                    let _e385 = r42_;
-                    acc_36_ = (_e383 + _e385);
-                }
-                continuing {
-                    let _e389 = k_37_;
-                    k_37_ = (_e389 + 1i);
-                }
-            }
-            let _e394 = left_112_;
-            if !(_e394) {
-                loop_guard[0u] = 2147483652u;
-            }
-            let _e401 = acc_36_;
-            let _e405 = r33_;
-            let _e407 = r35_;
-            tile2_acc[bitcast<u32>(((_e405 * 32i) + _e407))] = _e401;
+            let _e339 = k_39_;
+            let _e341 = r29_;
+            let _e347 = tile1_B_tile[bitcast<u32>(((_e339 * 32i) + _e341))];
+            r42_ = _e347;
+            let _e352 = r31_;
+            let _e354 = k_39_;
+            let _e360 = tile0_A_tile[bitcast<u32>(((_e352 * 32i) + _e354))];
+            r43_ = _e360;
+            let _e363 = r43_;
+            let _e365 = r42_;
+            r44_ = (_e363 * _e365);
+            let _e369 = acc_35_;
+            let _e371 = r44_;
+            acc_35_ = (_e369 + _e371);
+            let _e377 = r32_;
+            let _e379 = k_39_;
+            let _e385 = tile0_A_tile[bitcast<u32>(((_e377 * 32i) + _e379))];
+            r45_ = _e385;
+            let _e388 = r45_;
+            let _e390 = r42_;
+            r46_ = (_e388 * _e390);
+            let _e394 = acc_36_;
+            let _e396 = r46_;
+            acc_36_ = (_e394 + _e396);
+            let _e402 = r33_;
+            let _e404 = k_39_;
+            let _e410 = tile0_A_tile[bitcast<u32>(((_e402 * 32i) + _e404))];
+            r47_ = _e410;
+            let _e413 = r47_;
+            let _e415 = r42_;
+            r48_ = (_e413 * _e415);
+            let _e419 = acc_37_;
+            let _e421 = r48_;
+            acc_37_ = (_e419 + _e421);
+            let _e427 = r34_;
+            let _e429 = k_39_;
+            let _e435 = tile0_A_tile[bitcast<u32>(((_e427 * 32i) + _e429))];
+            r49_ = _e435;
+            let _e438 = r49_;
+            let _e440 = r42_;
+            r50_ = (_e438 * _e440);
+            let _e444 = acc_38_;
+            let _e446 = r50_;
+            acc_38_ = (_e444 + _e446);
         }
         continuing {
-            let _e414 = e_29_;
-            let _e416 = r28_;
-            e_29_ = (_e414 + _e416);
+            let _e450 = k_39_;
+            k_39_ = (_e450 + 1i);
         }
     }
-    let _e420 = left_111_;
-    if !(_e420) {
+    let _e455 = left_124_;
+    if !(_e455) {
         loop_guard[0u] = 2147483651u;
     }
+    let _e462 = acc_35_;
+    let _e466 = r31_;
+    let _e468 = r29_;
+    tile2_acc[bitcast<u32>(((_e466 * 32i) + _e468))] = _e462;
+    let _e475 = acc_36_;
+    let _e479 = r32_;
+    let _e481 = r29_;
+    tile2_acc[bitcast<u32>(((_e479 * 32i) + _e481))] = _e475;
+    let _e488 = acc_37_;
+    let _e492 = r33_;
+    let _e494 = r29_;
+    tile2_acc[bitcast<u32>(((_e492 * 32i) + _e494))] = _e488;
+    let _e501 = acc_38_;
+    let _e505 = r34_;
+    let _e507 = r29_;
+    tile2_acc[bitcast<u32>(((_e505 * 32i) + _e507))] = _e501;
     storageBarrier();
     workgroupBarrier();
-    let _e428 = params.K;
-    r43_ = _e428;
-    let _e431 = r43_;
-    r44_ = _e431;
-    r45_ = 32i;
-    k_46_ = 32i;
-    left_113_ = false;
+    let _e515 = params.K;
+    r51_ = _e515;
+    let _e518 = r51_;
+    r52_ = _e518;
+    r53_ = 32i;
+    k_54_ = 32i;
+    left_125_ = false;
     loop {
-        let _e448 = loop_trips_114_;
-        let _e450 = (_e448 + 1u);
-        loop_trips_114_ = _e450;
-        if (_e450 > 4096u) {
-            loop_guard[0u] = 5u;
-            left_113_ = true;
+        let _e535 = loop_trips_126_;
+        let _e537 = (_e535 + 1u);
+        loop_trips_126_ = _e537;
+        if (_e537 > 4096u) {
+            loop_guard[0u] = 4u;
+            left_125_ = true;
             break;
         }
         {
-            let _e454 = k_46_;
-            let _e456 = r44_;
-            r47_ = (_e454 < _e456);
-            let _e460 = r47_;
-            r48_ = !(_e460);
-            let _e464 = r48_;
-            if _e464 {
-                left_113_ = true;
+            let _e541 = k_54_;
+            let _e543 = r52_;
+            r55_ = (_e541 < _e543);
+            let _e547 = r55_;
+            r56_ = !(_e547);
+            let _e551 = r56_;
+            if _e551 {
+                left_125_ = true;
                 break;
             }
             storageBarrier();
             workgroupBarrier();
-            r49_ = 256i;
-            e_50_ = i32(local_index);
-            left_115_ = false;
+            r57_ = 256i;
+            e_58_ = i32(local_index);
+            left_127_ = false;
             loop {
-                let _e482 = trips_108_;
-                let _e484 = (_e482 + 1u);
-                trips_108_ = _e484;
-                if (_e484 > 4096u) {
-                    loop_guard[0u] = 6u;
-                    left_115_ = true;
+                let _e569 = trips_121_;
+                let _e571 = (_e569 + 1u);
+                trips_121_ = _e571;
+                if (_e571 > 4096u) {
+                    loop_guard[0u] = 5u;
+                    left_127_ = true;
                     break;
                 }
                 {
-                    let _e488 = e_50_;
-                    r51_ = (_e488 < 1024i);
-                    let _e493 = r51_;
-                    r52_ = !(_e493);
-                    let _e497 = r52_;
-                    if _e497 {
-                        left_115_ = true;
+                    let _e575 = e_58_;
+                    r59_ = (_e575 < 1024i);
+                    let _e580 = r59_;
+                    r60_ = !(_e580);
+                    let _e584 = r60_;
+                    if _e584 {
+                        left_127_ = true;
                         break;
                     }
-                    let _e501 = e_50_;
-                    r53_ = (_e501 / 32i);
-                    let _e506 = r53_;
-                    r54_ = (_e506 % 32i);
-                    let _e511 = e_50_;
-                    r55_ = (_e511 / 1i);
-                    let _e516 = r55_;
-                    r56_ = (_e516 % 32i);
-                    let _e521 = r_2_;
-                    let _e523 = r54_;
-                    r57_ = (_e521 + _e523);
-                    let _e527 = k_46_;
-                    let _e529 = r56_;
-                    r58_ = (_e527 + _e529);
-                    let _e534 = params.M;
-                    let _e537 = params.K;
-                    let _e539 = r57_;
-                    let _e544 = r58_;
-                    let _e550 = r57_;
-                    let _e552 = r58_;
-                    let _e558 = A[bitcast<u32>(((_e550 * _e537) + _e552))];
-                    r59_ = select(0f, _e558, ((bitcast<u32>(_e539) < bitcast<u32>(_e534)) && (bitcast<u32>(_e544) < bitcast<u32>(_e537))));
-                    let _e563 = r59_;
-                    let _e567 = r54_;
-                    let _e569 = r56_;
-                    tile3_A_tile[bitcast<u32>(((_e567 * 32i) + _e569))] = _e563;
+                    let _e588 = e_58_;
+                    r61_ = (_e588 / 32i);
+                    let _e593 = r61_;
+                    r62_ = (_e593 % 32i);
+                    let _e598 = e_58_;
+                    r63_ = (_e598 / 1i);
+                    let _e603 = r63_;
+                    r64_ = (_e603 % 32i);
+                    let _e608 = r_2_;
+                    let _e610 = r62_;
+                    r65_ = (_e608 + _e610);
+                    let _e614 = k_54_;
+                    let _e616 = r64_;
+                    r66_ = (_e614 + _e616);
+                    let _e621 = params.M;
+                    let _e624 = params.K;
+                    let _e626 = r65_;
+                    let _e631 = r66_;
+                    let _e637 = r65_;
+                    let _e639 = r66_;
+                    let _e645 = A[bitcast<u32>(((_e637 * _e624) + _e639))];
+                    r67_ = select(0f, _e645, ((bitcast<u32>(_e626) < bitcast<u32>(_e621)) && (bitcast<u32>(_e631) < bitcast<u32>(_e624))));
+                    let _e650 = r67_;
+                    let _e654 = r62_;
+                    let _e656 = r64_;
+                    tile3_A_tile[bitcast<u32>(((_e654 * 32i) + _e656))] = _e650;
                 }
                 continuing {
-                    let _e576 = e_50_;
-                    let _e578 = r49_;
-                    e_50_ = (_e576 + _e578);
+                    let _e663 = e_58_;
+                    let _e665 = r57_;
+                    e_58_ = (_e663 + _e665);
                 }
             }
-            let _e582 = left_115_;
-            if !(_e582) {
+            let _e669 = left_127_;
+            if !(_e669) {
+                loop_guard[0u] = 2147483653u;
+            }
+            storageBarrier();
+            workgroupBarrier();
+            r68_ = 256i;
+            e_69_ = i32(local_index);
+            left_128_ = false;
+            loop {
+                let _e690 = trips_121_;
+                let _e692 = (_e690 + 1u);
+                trips_121_ = _e692;
+                if (_e692 > 4096u) {
+                    loop_guard[0u] = 6u;
+                    left_128_ = true;
+                    break;
+                }
+                {
+                    let _e696 = e_69_;
+                    r70_ = (_e696 < 1024i);
+                    let _e701 = r70_;
+                    r71_ = !(_e701);
+                    let _e705 = r71_;
+                    if _e705 {
+                        left_128_ = true;
+                        break;
+                    }
+                    let _e709 = e_69_;
+                    r72_ = (_e709 / 32i);
+                    let _e714 = r72_;
+                    r73_ = (_e714 % 32i);
+                    let _e719 = e_69_;
+                    r74_ = (_e719 / 1i);
+                    let _e724 = r74_;
+                    r75_ = (_e724 % 32i);
+                    let _e729 = k_54_;
+                    let _e731 = r73_;
+                    r76_ = (_e729 + _e731);
+                    let _e735 = c_5_;
+                    let _e737 = r75_;
+                    r77_ = (_e735 + _e737);
+                    let _e742 = params.K;
+                    let _e745 = params.N;
+                    let _e747 = r76_;
+                    let _e752 = r77_;
+                    let _e758 = r76_;
+                    let _e760 = r77_;
+                    let _e766 = B[bitcast<u32>(((_e758 * _e745) + _e760))];
+                    r78_ = select(0f, _e766, ((bitcast<u32>(_e747) < bitcast<u32>(_e742)) && (bitcast<u32>(_e752) < bitcast<u32>(_e745))));
+                    let _e771 = r78_;
+                    let _e775 = r73_;
+                    let _e777 = r75_;
+                    tile4_B_tile[bitcast<u32>(((_e775 * 32i) + _e777))] = _e771;
+                }
+                continuing {
+                    let _e784 = e_69_;
+                    let _e786 = r68_;
+                    e_69_ = (_e784 + _e786);
+                }
+            }
+            let _e790 = left_128_;
+            if !(_e790) {
                 loop_guard[0u] = 2147483654u;
             }
             storageBarrier();
             workgroupBarrier();
-            storageBarrier();
-            workgroupBarrier();
-            r60_ = 256i;
-            e_61_ = i32(local_index);
-            left_116_ = false;
+            r79_ = i32(local_index);
+            let _e800 = r79_;
+            r80_ = (_e800 % 32i);
+            let _e805 = r79_;
+            r81_ = (_e805 / 32i);
+            let _e810 = r81_;
+            r82_ = (_e810 + 0i);
+            let _e815 = r81_;
+            r83_ = (_e815 + 8i);
+            let _e820 = r81_;
+            r84_ = (_e820 + 16i);
+            let _e825 = r81_;
+            r85_ = (_e825 + 24i);
+            acc_86_ = 0f;
+            acc_87_ = 0f;
+            acc_88_ = 0f;
+            acc_89_ = 0f;
+            k_90_ = 0i;
+            left_129_ = false;
             loop {
-                let _e603 = trips_108_;
-                let _e605 = (_e603 + 1u);
-                trips_108_ = _e605;
-                if (_e605 > 4096u) {
+                let _e849 = trips_121_;
+                let _e851 = (_e849 + 1u);
+                trips_121_ = _e851;
+                if (_e851 > 4096u) {
                     loop_guard[0u] = 7u;
-                    left_116_ = true;
+                    left_129_ = true;
                     break;
                 }
                 {
-                    let _e609 = e_61_;
-                    r62_ = (_e609 < 1024i);
-                    let _e614 = r62_;
-                    r63_ = !(_e614);
-                    let _e618 = r63_;
-                    if _e618 {
-                        left_116_ = true;
+                    let _e855 = k_90_;
+                    r91_ = (_e855 < 32i);
+                    let _e860 = r91_;
+                    r92_ = !(_e860);
+                    let _e864 = r92_;
+                    if _e864 {
+                        left_129_ = true;
                         break;
                     }
-                    let _e622 = e_61_;
-                    r64_ = (_e622 / 32i);
-                    let _e627 = r64_;
-                    r65_ = (_e627 % 32i);
-                    let _e632 = e_61_;
-                    r66_ = (_e632 / 1i);
-                    let _e637 = r66_;
-                    r67_ = (_e637 % 32i);
-                    let _e642 = k_46_;
-                    let _e644 = r65_;
-                    r68_ = (_e642 + _e644);
-                    let _e648 = c_5_;
-                    let _e650 = r67_;
-                    r69_ = (_e648 + _e650);
-                    let _e655 = params.K;
-                    let _e658 = params.N;
-                    let _e660 = r68_;
-                    let _e665 = r69_;
-                    let _e671 = r68_;
-                    let _e673 = r69_;
-                    let _e679 = B[bitcast<u32>(((_e671 * _e658) + _e673))];
-                    r70_ = select(0f, _e679, ((bitcast<u32>(_e660) < bitcast<u32>(_e655)) && (bitcast<u32>(_e665) < bitcast<u32>(_e658))));
-                    let _e684 = r70_;
-                    let _e688 = r65_;
-                    let _e690 = r67_;
-                    tile4_B_tile[bitcast<u32>(((_e688 * 32i) + _e690))] = _e684;
+                    let _e870 = k_90_;
+                    let _e872 = r80_;
+                    let _e878 = tile4_B_tile[bitcast<u32>(((_e870 * 32i) + _e872))];
+                    r93_ = _e878;
+                    let _e883 = r82_;
+                    let _e885 = k_90_;
+                    let _e891 = tile3_A_tile[bitcast<u32>(((_e883 * 32i) + _e885))];
+                    r94_ = _e891;
+                    let _e894 = r94_;
+                    let _e896 = r93_;
+                    r95_ = (_e894 * _e896);
+                    let _e900 = acc_86_;
+                    let _e902 = r95_;
+                    acc_86_ = (_e900 + _e902);
+                    let _e908 = r83_;
+                    let _e910 = k_90_;
+                    let _e916 = tile3_A_tile[bitcast<u32>(((_e908 * 32i) + _e910))];
+                    r96_ = _e916;
+                    let _e919 = r96_;
+                    let _e921 = r93_;
+                    r97_ = (_e919 * _e921);
+                    let _e925 = acc_87_;
+                    let _e927 = r97_;
+                    acc_87_ = (_e925 + _e927);
+                    let _e933 = r84_;
+                    let _e935 = k_90_;
+                    let _e941 = tile3_A_tile[bitcast<u32>(((_e933 * 32i) + _e935))];
+                    r98_ = _e941;
+                    let _e944 = r98_;
+                    let _e946 = r93_;
+                    r99_ = (_e944 * _e946);
+                    let _e950 = acc_88_;
+                    let _e952 = r99_;
+                    acc_88_ = (_e950 + _e952);
+                    let _e958 = r85_;
+                    let _e960 = k_90_;
+                    let _e966 = tile3_A_tile[bitcast<u32>(((_e958 * 32i) + _e960))];
+                    r100_ = _e966;
+                    let _e969 = r100_;
+                    let _e971 = r93_;
+                    r101_ = (_e969 * _e971);
+                    let _e975 = acc_89_;
+                    let _e977 = r101_;
+                    acc_89_ = (_e975 + _e977);
                 }
                 continuing {
-                    let _e697 = e_61_;
-                    let _e699 = r60_;
-                    e_61_ = (_e697 + _e699);
+                    let _e981 = k_90_;
+                    k_90_ = (_e981 + 1i);
                 }
             }
-            let _e703 = left_116_;
-            if !(_e703) {
+            let _e986 = left_129_;
+            if !(_e986) {
                 loop_guard[0u] = 2147483655u;
             }
-            storageBarrier();
-            workgroupBarrier();
-            storageBarrier();
-            workgroupBarrier();
-            r71_ = 256i;
-            e_72_ = i32(local_index);
-            left_117_ = false;
-            loop {
-                let _e724 = trips_108_;
-                let _e726 = (_e724 + 1u);
-                trips_108_ = _e726;
-                if (_e726 > 4096u) {
-                    loop_guard[0u] = 8u;
-                    left_117_ = true;
-                    break;
-                }
-                {
-                    let _e730 = e_72_;
-                    r73_ = (_e730 < 1024i);
-                    let _e735 = r73_;
-                    r74_ = !(_e735);
-                    let _e739 = r74_;
-                    if _e739 {
-                        left_117_ = true;
-                        break;
-                    }
-                    let _e743 = e_72_;
-                    r75_ = (_e743 / 32i);
-                    let _e748 = r75_;
-                    r76_ = (_e748 % 32i);
-                    let _e753 = e_72_;
-                    r77_ = (_e753 / 1i);
-                    let _e758 = r77_;
-                    r78_ = (_e758 % 32i);
-                    acc_79_ = 0f;
-                    k_80_ = 0i;
-                    left_118_ = false;
-                    loop {
-                        let _e776 = trips_108_;
-                        let _e778 = (_e776 + 1u);
-                        trips_108_ = _e778;
-                        if (_e778 > 4096u) {
-                            loop_guard[0u] = 9u;
-                            left_118_ = true;
-                            break;
-                        }
-                        {
-                            let _e782 = k_80_;
-                            r81_ = (_e782 < 32i);
-                            let _e787 = r81_;
-                            r82_ = !(_e787);
-                            let _e791 = r82_;
-                            if _e791 {
-                                left_118_ = true;
-                                break;
-                            }
-                            let _e797 = r76_;
-                            let _e799 = k_80_;
-                            let _e805 = tile3_A_tile[bitcast<u32>(((_e797 * 32i) + _e799))];
-                            r83_ = _e805;
-                            let _e810 = k_80_;
-                            let _e812 = r78_;
-                            let _e818 = tile4_B_tile[bitcast<u32>(((_e810 * 32i) + _e812))];
-                            r84_ = _e818;
-                            let _e821 = r83_;
-                            let _e823 = r84_;
-                            r85_ = (_e821 * _e823);
-                            let _e827 = acc_79_;
-                            let _e829 = r85_;
-                            acc_79_ = (_e827 + _e829);
-                        }
-                        continuing {
-                            let _e833 = k_80_;
-                            k_80_ = (_e833 + 1i);
-                        }
-                    }
-                    let _e838 = left_118_;
-                    if !(_e838) {
-                        loop_guard[0u] = 2147483657u;
-                    }
-                    let _e845 = acc_79_;
-                    let _e849 = r76_;
-                    let _e851 = r78_;
-                    tile5_matmul[bitcast<u32>(((_e849 * 32i) + _e851))] = _e845;
-                }
-                continuing {
-                    let _e858 = e_72_;
-                    let _e860 = r71_;
-                    e_72_ = (_e858 + _e860);
-                }
-            }
-            let _e864 = left_117_;
-            if !(_e864) {
-                loop_guard[0u] = 2147483656u;
-            }
-            storageBarrier();
-            workgroupBarrier();
-            storageBarrier();
-            workgroupBarrier();
-            r86_ = 256i;
-            e_87_ = i32(local_index);
-            left_119_ = false;
-            loop {
-                let _e885 = trips_108_;
-                let _e887 = (_e885 + 1u);
-                trips_108_ = _e887;
-                if (_e887 > 4096u) {
-                    loop_guard[0u] = 10u;
-                    left_119_ = true;
-                    break;
-                }
-                {
-                    let _e891 = e_87_;
-                    r88_ = (_e891 < 1024i);
-                    let _e896 = r88_;
-                    r89_ = !(_e896);
-                    let _e900 = r89_;
-                    if _e900 {
-                        left_119_ = true;
-                        break;
-                    }
-                    let _e904 = e_87_;
-                    r90_ = (_e904 / 32i);
-                    let _e909 = r90_;
-                    r91_ = (_e909 % 32i);
-                    let _e914 = e_87_;
-                    r92_ = (_e914 / 1i);
-                    let _e919 = r92_;
-                    r93_ = (_e919 % 32i);
-                    let _e926 = r91_;
-                    let _e928 = r93_;
-                    let _e934 = tile5_matmul[bitcast<u32>(((_e926 * 32i) + _e928))];
-                    r94_ = _e934;
-                    let _e939 = r91_;
-                    let _e941 = r93_;
-                    let _e947 = tile2_acc[bitcast<u32>(((_e939 * 32i) + _e941))];
-                    r95_ = _e947;
-                    let _e950 = r95_;
-                    let _e952 = r94_;
-                    r96_ = (_e950 + _e952);
-                    let _e956 = r96_;
-                    let _e960 = r91_;
-                    let _e962 = r93_;
-                    tile2_acc[bitcast<u32>(((_e960 * 32i) + _e962))] = _e956;
-                }
-                continuing {
-                    let _e969 = e_87_;
-                    let _e971 = r86_;
-                    e_87_ = (_e969 + _e971);
-                }
-            }
-            let _e975 = left_119_;
-            if !(_e975) {
-                loop_guard[0u] = 2147483658u;
-            }
+            let _e995 = r82_;
+            let _e997 = r80_;
+            let _e1003 = tile2_acc[bitcast<u32>(((_e995 * 32i) + _e997))];
+            r102_ = _e1003;
+            let _e1006 = r102_;
+            let _e1008 = acc_86_;
+            r103_ = (_e1006 + _e1008);
+            let _e1012 = r103_;
+            let _e1016 = r82_;
+            let _e1018 = r80_;
+            tile2_acc[bitcast<u32>(((_e1016 * 32i) + _e1018))] = _e1012;
+            let _e1027 = r83_;
+            let _e1029 = r80_;
+            let _e1035 = tile2_acc[bitcast<u32>(((_e1027 * 32i) + _e1029))];
+            r104_ = _e1035;
+            let _e1038 = r104_;
+            let _e1040 = acc_87_;
+            r105_ = (_e1038 + _e1040);
+            let _e1044 = r105_;
+            let _e1048 = r83_;
+            let _e1050 = r80_;
+            tile2_acc[bitcast<u32>(((_e1048 * 32i) + _e1050))] = _e1044;
+            let _e1059 = r84_;
+            let _e1061 = r80_;
+            let _e1067 = tile2_acc[bitcast<u32>(((_e1059 * 32i) + _e1061))];
+            r106_ = _e1067;
+            let _e1070 = r106_;
+            let _e1072 = acc_88_;
+            r107_ = (_e1070 + _e1072);
+            let _e1076 = r107_;
+            let _e1080 = r84_;
+            let _e1082 = r80_;
+            tile2_acc[bitcast<u32>(((_e1080 * 32i) + _e1082))] = _e1076;
+            let _e1091 = r85_;
+            let _e1093 = r80_;
+            let _e1099 = tile2_acc[bitcast<u32>(((_e1091 * 32i) + _e1093))];
+            r108_ = _e1099;
+            let _e1102 = r108_;
+            let _e1104 = acc_89_;
+            r109_ = (_e1102 + _e1104);
+            let _e1108 = r109_;
+            let _e1112 = r85_;
+            let _e1114 = r80_;
+            tile2_acc[bitcast<u32>(((_e1112 * 32i) + _e1114))] = _e1108;
             storageBarrier();
             workgroupBarrier();
         }
         continuing {
-            let _e982 = k_46_;
-            k_46_ = (_e982 + 32i);
+            let _e1121 = k_54_;
+            k_54_ = (_e1121 + 32i);
         }
     }
-    let _e987 = left_113_;
-    if !(_e987) {
-        loop_guard[0u] = 2147483653u;
+    let _e1126 = left_125_;
+    if !(_e1126) {
+        loop_guard[0u] = 2147483652u;
     }
-    r97_ = 256i;
-    e_98_ = i32(local_index);
-    left_120_ = false;
+    r110_ = 256i;
+    e_111_ = i32(local_index);
+    left_130_ = false;
     loop {
-        let _e1008 = trips_108_;
-        let _e1010 = (_e1008 + 1u);
-        trips_108_ = _e1010;
-        if (_e1010 > 4096u) {
-            loop_guard[0u] = 11u;
-            left_120_ = true;
+        let _e1147 = trips_121_;
+        let _e1149 = (_e1147 + 1u);
+        trips_121_ = _e1149;
+        if (_e1149 > 4096u) {
+            loop_guard[0u] = 8u;
+            left_130_ = true;
             break;
         }
         {
-            let _e1014 = e_98_;
-            r99_ = (_e1014 < 1024i);
-            let _e1019 = r99_;
-            r100_ = !(_e1019);
-            let _e1023 = r100_;
-            if _e1023 {
-                left_120_ = true;
+            let _e1153 = e_111_;
+            r112_ = (_e1153 < 1024i);
+            let _e1158 = r112_;
+            r113_ = !(_e1158);
+            let _e1162 = r113_;
+            if _e1162 {
+                left_130_ = true;
                 break;
             }
-            let _e1027 = e_98_;
-            r101_ = (_e1027 / 32i);
-            let _e1032 = r101_;
-            r102_ = (_e1032 % 32i);
-            let _e1037 = e_98_;
-            r103_ = (_e1037 / 1i);
-            let _e1042 = r103_;
-            r104_ = (_e1042 % 32i);
-            let _e1047 = r_2_;
-            let _e1049 = r102_;
-            r105_ = (_e1047 + _e1049);
-            let _e1053 = c_5_;
-            let _e1055 = r104_;
-            r106_ = (_e1053 + _e1055);
-            let _e1061 = r102_;
-            let _e1063 = r104_;
-            let _e1069 = tile2_acc[bitcast<u32>(((_e1061 * 32i) + _e1063))];
-            r107_ = _e1069;
-            let _e1072 = r107_;
-            let _e1075 = params.M;
-            let _e1078 = params.N;
-            let _e1080 = r105_;
-            let _e1085 = r106_;
-            let _e1091 = r105_;
-            let _e1093 = r106_;
-            if ((bitcast<u32>(_e1080) < bitcast<u32>(_e1075)) && (bitcast<u32>(_e1085) < bitcast<u32>(_e1078))) {
-                C[bitcast<u32>(((_e1091 * _e1078) + _e1093))] = _e1072;
+            let _e1166 = e_111_;
+            r114_ = (_e1166 / 32i);
+            let _e1171 = r114_;
+            r115_ = (_e1171 % 32i);
+            let _e1176 = e_111_;
+            r116_ = (_e1176 / 1i);
+            let _e1181 = r116_;
+            r117_ = (_e1181 % 32i);
+            let _e1186 = r_2_;
+            let _e1188 = r115_;
+            r118_ = (_e1186 + _e1188);
+            let _e1192 = c_5_;
+            let _e1194 = r117_;
+            r119_ = (_e1192 + _e1194);
+            let _e1200 = r115_;
+            let _e1202 = r117_;
+            let _e1208 = tile2_acc[bitcast<u32>(((_e1200 * 32i) + _e1202))];
+            r120_ = _e1208;
+            let _e1211 = r120_;
+            let _e1214 = params.M;
+            let _e1217 = params.N;
+            let _e1219 = r118_;
+            let _e1224 = r119_;
+            let _e1230 = r118_;
+            let _e1232 = r119_;
+            if ((bitcast<u32>(_e1219) < bitcast<u32>(_e1214)) && (bitcast<u32>(_e1224) < bitcast<u32>(_e1217))) {
+                C[bitcast<u32>(((_e1230 * _e1217) + _e1232))] = _e1211;
             }
         }
         continuing {
-            let _e1100 = e_98_;
-            let _e1102 = r97_;
-            e_98_ = (_e1100 + _e1102);
+            let _e1239 = e_111_;
+            let _e1241 = r110_;
+            e_111_ = (_e1239 + _e1241);
         }
     }
-    let _e1106 = left_120_;
-    if !(_e1106) {
-        loop_guard[0u] = 2147483659u;
+    let _e1245 = left_130_;
+    if !(_e1245) {
+        loop_guard[0u] = 2147483656u;
     }
     storageBarrier();
     workgroupBarrier();
