@@ -11,6 +11,7 @@
 //!
 //! cargo run --release -p runtime --example peers -- [--rounds R] [--only NAME]
 
+use compiler_core::guard::Guard;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{compare_tensor, Arg, Args};
@@ -113,6 +114,9 @@ fn cases() -> Vec<Case> {
     ]
 }
 
+/// The variants, in the order `measure` runs them.
+const NAMES: [&str; 4] = ["emulated", "subgroups", "no loop guard", "hand-written"];
+
 /// A way to run a case: its WGSL and its arguments.
 struct Variant {
     wgsl: Wgsl,
@@ -188,6 +192,10 @@ fn measure(gpu: &Gpu, case: &Case, rounds: usize) -> Result<String, String> {
             &native,
         ),
     ];
+    // Tessera's WGSL without the loop guard (what the WGSL tab shows), to size the guard.
+    let plain = compiler_core::wgsl::emit(native.kernel, width, WarpMode::Subgroups, Guard::Off)
+        .map_err(|d| d.message)?;
+    variants.push((Variant::new(&native, plain), &native));
     if let Some(text) = case.peer {
         let mut peer = wgsl(&native, WarpMode::Subgroups)?;
         // naga's own parser refuses `enable subgroups;`, which a browser needs.
@@ -208,27 +216,23 @@ fn measure(gpu: &Gpu, case: &Case, rounds: usize) -> Result<String, String> {
                 let want = references[usize::from(k > 0)]
                     .as_ref()
                     .map_err(|d| d.message.clone())?;
-                check(prepared.kernel, &args, &want.args).map_err(|e| {
-                    format!(
-                        "{} ({}): {e}",
-                        case.name,
-                        ["emulated", "subgroups", "hand-written"][k]
-                    )
-                })?;
+                check(prepared.kernel, &args, &want.args)
+                    .map_err(|e| format!("{} ({}): {e}", case.name, NAMES[k]))?;
             }
             variant.medians.push(ms);
         }
     }
     let times: Vec<f64> = variants.iter().map(|(v, _)| median(&v.medians)).collect();
-    let peer = times.get(2).map_or("| — | —".to_owned(), |p| {
-        format!("| {p:.3} ms | {:.2}× |", times[1] / p)
+    let peer = times.get(3).map_or("— | — | —".to_owned(), |p| {
+        format!("{p:.3} ms | {:.2}× | {:.2}×", times[1] / p, times[2] / p)
     });
     Ok(format!(
-        "| {} | {:.3} ms | {:.3} ms | {:.2}× {peer}",
+        "| {} | {:.3} ms | {:.3} ms | {:.2}× | {:.3} ms | {peer} |",
         case.name,
         times[0],
         times[1],
         times[0] / times[1],
+        times[2],
     ))
 }
 
@@ -258,8 +262,12 @@ fn main() -> ExitCode {
         gpu.report.name,
         gpu.report.fixed_subgroup_size()
     );
-    println!("| kernel | 32-lane warps emulated | the device's subgroups | emulated / subgroups | hand-written WGSL | Tessera / hand-written |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| kernel | 32-lane warps emulated | the device's subgroups | emulated / subgroups | \
+         subgroups, no loop guard | hand-written WGSL | Tessera / hand-written | \
+         no loop guard / hand-written |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     let mut failed = false;
     for case in cases()
         .iter()

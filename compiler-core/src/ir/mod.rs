@@ -14,6 +14,7 @@
 //! into 32-bit words exactly before WGSL is written, and the simulator runs that split form too.
 
 mod arrays;
+pub mod bounds;
 mod calls;
 mod expressions;
 mod half;

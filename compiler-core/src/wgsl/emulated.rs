@@ -308,7 +308,8 @@ impl<'k> Builder<'k> {
                 self.refresh_active(block, was);
             }
             StmtKind::Loop { body, continuing } => {
-                self.emulated_loop(block, stmt.span, body, continuing)
+                let counted = self.counts_trips(stmt);
+                self.emulated_loop(block, (stmt.span, counted), body, continuing)
             }
             StmtKind::Break | StmtKind::Continue => {
                 let is_break = matches!(stmt.kind, StmtKind::Break);
@@ -350,7 +351,7 @@ impl<'k> Builder<'k> {
     fn emulated_loop(
         &mut self,
         block: &mut Block,
-        span: crate::span::Span,
+        (span, counted): (crate::span::Span, bool),
         body: &[ir::Stmt],
         continuing: &[ir::Stmt],
     ) {
@@ -389,7 +390,7 @@ impl<'k> Builder<'k> {
             },
             self.span,
         );
-        if let Some(watched) = watched {
+        if let Some(watched) = watched.filter(|_| counted) {
             let (active, exited) = self.emulation();
             self.predicated(&mut head, |b, inner| {
                 b.guard_trip_emulated(inner, watched, exited, active)

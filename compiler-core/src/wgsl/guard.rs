@@ -21,7 +21,9 @@
 //!   counter and `break`s, and once that counter is past the budget every such loop leaves on
 //!   its first trip, so a runaway kernel ends after about one budget of trips per loop;
 //! - in emulated-warp mode every invocation follows one uniform control flow anyway: an
-//!   invocation past its budget leaves the kernel as `return` does (its `exited` flag).
+//!   invocation past its budget leaves the kernel as `return` does (its `exited` flag);
+//! - a counting loop whose trips a constant bounds within the budget (`ir::bounds`) counts
+//!   none, and still notes its exits.
 
 use super::*;
 pub use crate::guard::Guard;
@@ -71,6 +73,8 @@ pub(super) struct GuardState {
     loops: Vec<crate::span::Span>,
     /// The loops being built, innermost last.
     open: Vec<GuardedLoop>,
+    /// Counting loops a constant bounds within the budget (`ir::bounds`): no trip counter.
+    bounded: std::collections::HashSet<ir::bounds::LoopId>,
 }
 
 /// A loop the guard watches: its number, and the flag its own exits set.
@@ -111,6 +115,11 @@ impl Builder<'_> {
         );
         // Nothing is emitted yet, so the literal's `Emit` bookkeeping leaves this block empty.
         let trips = self.zeroed_counter(&mut Block::new(), "trips");
+        let bounded = ir::bounds::trip_bounds(self.kernel)
+            .into_iter()
+            .filter(|&(_, trips)| trips <= i64::from(budget))
+            .map(|(id, _)| id)
+            .collect();
         self.guard = Some(GuardState {
             budget,
             binding,
@@ -118,6 +127,7 @@ impl Builder<'_> {
             trips,
             loops: Vec::new(),
             open: Vec::new(),
+            bounded,
         });
     }
 
@@ -185,6 +195,14 @@ impl Builder<'_> {
         if let Some(watched) = self.guard.as_ref().and_then(|g| g.open.last().copied()) {
             self.store_flag(block, watched.left, true);
         }
+    }
+
+    /// Whether loop `stmt` counts its trips: not where a constant bounds them within the
+    /// budget (it still notes its exits, so a driver's cut is seen).
+    pub(super) fn counts_trips(&self, stmt: &ir::Stmt) -> bool {
+        self.guard
+            .as_ref()
+            .is_some_and(|g| !g.bounded.contains(&ir::bounds::id(stmt)))
     }
 
     /// After the loop in `block`: a loop that left by none of its exits was ended by the

@@ -119,7 +119,9 @@ impl<'k> Builder<'k> {
                 self.flush(block);
                 let watched = self.guard_loop_start(block, stmt.span);
                 let mut head = Block::new();
-                self.guard_trip(&mut head, watched, body);
+                if self.counts_trips(stmt) {
+                    self.guard_trip(&mut head, watched, body);
+                }
                 let body = self.block(body);
                 // Unguarded, the plain loop: no block around its body.
                 let head = if watched.is_some() {

@@ -119,466 +119,442 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
             e_1_ = i32(local_index);
             left_66_ = false;
             loop {
-                let _e24 = trips_62_;
-                let _e26 = (_e24 + 1u);
-                trips_62_ = _e26;
-                if (_e26 > 4096u) {
-                    loop_guard[0u] = 1u;
-                    left_66_ = true;
-                    break;
-                }
                 {
-                    let _e30 = e_1_;
-                    r2_ = (_e30 < 1024i);
-                    let _e35 = r2_;
-                    r3_ = !(_e35);
-                    let _e39 = r3_;
-                    if _e39 {
+                    let _e18 = e_1_;
+                    r2_ = (_e18 < 1024i);
+                    let _e23 = r2_;
+                    r3_ = !(_e23);
+                    let _e27 = r3_;
+                    if _e27 {
                         left_66_ = true;
                         break;
                     }
-                    let _e43 = e_1_;
-                    r4_ = (_e43 / 1i);
-                    let _e48 = r4_;
-                    r5_ = (_e48 % 1024i);
-                    let _e55 = r5_;
-                    tile0_S[bitcast<u32>(_e55)] = 0f;
+                    let _e31 = e_1_;
+                    r4_ = (_e31 / 1i);
+                    let _e36 = r4_;
+                    r5_ = (_e36 % 1024i);
+                    let _e43 = r5_;
+                    tile0_S[bitcast<u32>(_e43)] = 0f;
                 }
                 continuing {
-                    let _e60 = e_1_;
-                    let _e62 = r0_;
-                    e_1_ = (_e60 + _e62);
+                    let _e48 = e_1_;
+                    let _e50 = r0_;
+                    e_1_ = (_e48 + _e50);
                 }
             }
-            let _e66 = left_66_;
-            if !(_e66) {
+            let _e54 = left_66_;
+            if !(_e54) {
                 loop_guard[0u] = 2147483649u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e73 = active_63_;
-        if _e73 {
-            let _e76 = infinity_67_;
-            r6_ = bitcast<f32>(_e76);
-            let _e81 = infinity_68_;
-            inf_7_ = bitcast<f32>(_e81);
+        let _e61 = active_63_;
+        if _e61 {
+            let _e64 = infinity_67_;
+            r6_ = bitcast<f32>(_e64);
+            let _e69 = infinity_68_;
+            inf_7_ = bitcast<f32>(_e69);
             r8_ = i32(local_index);
             r9_ = 256i;
             r10_ = 1024i;
-            let _e92 = r9_;
-            r11_ = _e92;
-            let _e95 = r8_;
-            e_12_ = _e95;
+            let _e80 = r9_;
+            r11_ = _e80;
+            let _e83 = r8_;
+            e_12_ = _e83;
             left_69_ = false;
             loop {
-                let _e107 = trips_62_;
-                let _e109 = (_e107 + 1u);
-                trips_62_ = _e109;
-                if (_e109 > 4096u) {
-                    loop_guard[0u] = 2u;
-                    left_69_ = true;
-                    break;
-                }
                 {
-                    let _e113 = e_12_;
-                    r13_ = (_e113 < 1024i);
-                    let _e118 = r13_;
-                    r14_ = !(_e118);
-                    let _e122 = r14_;
-                    if _e122 {
+                    let _e89 = e_12_;
+                    r13_ = (_e89 < 1024i);
+                    let _e94 = r13_;
+                    r14_ = !(_e94);
+                    let _e98 = r14_;
+                    if _e98 {
                         left_69_ = true;
                         break;
                     }
-                    let _e127 = params.N;
-                    r15_ = _e127;
-                    let _e130 = e_12_;
-                    let _e132 = r15_;
-                    r16_ = (_e130 < _e132);
-                    let _e137 = params.N;
-                    r17_ = _e137;
-                    let _e140 = r17_;
-                    r18_ = (_e140 - 1i);
-                    let _e145 = e_12_;
-                    let _e147 = r18_;
-                    r19_ = min(_e145, _e147);
-                    let _e154 = r19_;
-                    let _e158 = X[bitcast<u32>(_e154)];
-                    r20_ = _e158;
-                    let _e161 = r16_;
-                    let _e163 = r20_;
-                    let _e166 = infinity_70_;
-                    r21_ = select(bitcast<f32>(_e166), _e163, _e161);
-                    let _e171 = r21_;
-                    let _e174 = e_12_;
-                    tile0_S[bitcast<u32>(_e174)] = _e171;
+                    let _e103 = params.N;
+                    r15_ = _e103;
+                    let _e106 = e_12_;
+                    let _e108 = r15_;
+                    r16_ = (_e106 < _e108);
+                    let _e113 = params.N;
+                    r17_ = _e113;
+                    let _e116 = r17_;
+                    r18_ = (_e116 - 1i);
+                    let _e121 = e_12_;
+                    let _e123 = r18_;
+                    r19_ = min(_e121, _e123);
+                    let _e130 = r19_;
+                    let _e134 = X[bitcast<u32>(_e130)];
+                    r20_ = _e134;
+                    let _e137 = r16_;
+                    let _e139 = r20_;
+                    let _e142 = infinity_70_;
+                    r21_ = select(bitcast<f32>(_e142), _e139, _e137);
+                    let _e147 = r21_;
+                    let _e150 = e_12_;
+                    tile0_S[bitcast<u32>(_e150)] = _e147;
                 }
                 continuing {
-                    let _e179 = e_12_;
-                    let _e181 = r11_;
-                    e_12_ = (_e179 + _e181);
+                    let _e155 = e_12_;
+                    let _e157 = r11_;
+                    e_12_ = (_e155 + _e157);
                 }
             }
-            let _e185 = left_69_;
-            if !(_e185) {
+            let _e161 = left_69_;
+            if !(_e161) {
                 loop_guard[0u] = 2147483650u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e192 = active_63_;
-        if _e192 {
+        let _e168 = active_63_;
+        if _e168 {
             size_22_ = 2i;
         }
-        let _e196 = active_63_;
-        entry_71_ = _e196;
+        let _e172 = active_63_;
+        entry_71_ = _e172;
         broken_72_ = false;
         left_74_ = false;
         loop {
             continued_73_ = false;
-            let _e206 = entry_71_;
-            let _e208 = exited_64_;
-            let _e210 = broken_72_;
-            let _e212 = continued_73_;
-            active_63_ = (_e206 && !((_e208 || (_e210 || _e212))));
-            let _e219 = vote_number_65_;
-            vote_number_65_ = (_e219 + 1u);
-            let _e224 = active_63_;
-            if _e224 {
-                let _e227 = vote_number_65_;
-                atomicMax((&workgroup_votes), _e227);
+            let _e182 = entry_71_;
+            let _e184 = exited_64_;
+            let _e186 = broken_72_;
+            let _e188 = continued_73_;
+            active_63_ = (_e182 && !((_e184 || (_e186 || _e188))));
+            let _e195 = vote_number_65_;
+            vote_number_65_ = (_e195 + 1u);
+            let _e200 = active_63_;
+            if _e200 {
+                let _e203 = vote_number_65_;
+                atomicMax((&workgroup_votes), _e203);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e232 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e232;
+                let _e208 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e208;
             }
-            let _e235 = workgroupUniformLoad((&workgroup_any));
-            let _e237 = vote_number_65_;
-            if (u32((_e235 == _e237)) == 0u) {
+            let _e211 = workgroupUniformLoad((&workgroup_any));
+            let _e213 = vote_number_65_;
+            if (u32((_e211 == _e213)) == 0u) {
                 left_74_ = true;
                 break;
             }
-            let _e245 = active_63_;
-            if _e245 {
-                let _e255 = trips_62_;
-                let _e257 = (_e255 + 1u);
-                trips_62_ = _e257;
-                if (_e257 > 4096u) {
+            let _e221 = active_63_;
+            if _e221 {
+                let _e231 = trips_62_;
+                let _e233 = (_e231 + 1u);
+                trips_62_ = _e233;
+                if (_e233 > 4096u) {
                     loop_guard[0u] = 3u;
                     exited_64_ = true;
                     active_63_ = false;
                 }
             }
             {
-                let _e261 = active_63_;
-                if _e261 {
-                    let _e263 = size_22_;
-                    r23_ = (_e263 <= 1024i);
-                    let _e268 = r23_;
-                    r24_ = !(_e268);
+                let _e237 = active_63_;
+                if _e237 {
+                    let _e239 = size_22_;
+                    r23_ = (_e239 <= 1024i);
+                    let _e244 = r23_;
+                    r24_ = !(_e244);
                 }
-                let _e272 = active_63_;
-                saved_75_ = _e272;
-                let _e275 = r24_;
-                let _e277 = saved_75_;
-                let _e278 = (_e277 && _e275);
-                taken_76_ = _e278;
-                active_63_ = _e278;
+                let _e248 = active_63_;
+                saved_75_ = _e248;
+                let _e251 = r24_;
+                let _e253 = saved_75_;
+                let _e254 = (_e253 && _e251);
+                taken_76_ = _e254;
+                active_63_ = _e254;
                 {
-                    let _e282 = active_63_;
-                    let _e284 = broken_72_;
-                    broken_72_ = (_e284 || _e282);
+                    let _e258 = active_63_;
+                    let _e260 = broken_72_;
+                    broken_72_ = (_e260 || _e258);
                     active_63_ = false;
                 }
-                let _e290 = saved_75_;
-                let _e292 = taken_76_;
-                let _e296 = exited_64_;
-                let _e298 = broken_72_;
-                let _e300 = continued_73_;
-                active_63_ = ((_e290 && !(_e292)) && !((_e296 || (_e298 || _e300))));
+                let _e266 = saved_75_;
+                let _e268 = taken_76_;
+                let _e272 = exited_64_;
+                let _e274 = broken_72_;
+                let _e276 = continued_73_;
+                active_63_ = ((_e266 && !(_e268)) && !((_e272 || (_e274 || _e276))));
                 {
                 }
-                let _e307 = saved_75_;
-                let _e309 = exited_64_;
-                let _e311 = broken_72_;
-                let _e313 = continued_73_;
-                active_63_ = (_e307 && !((_e309 || (_e311 || _e313))));
-                let _e320 = active_63_;
-                if _e320 {
-                    let _e322 = size_22_;
-                    r25_ = (_e322 / 2i);
-                    let _e327 = r25_;
-                    stride_26_ = _e327;
+                let _e283 = saved_75_;
+                let _e285 = exited_64_;
+                let _e287 = broken_72_;
+                let _e289 = continued_73_;
+                active_63_ = (_e283 && !((_e285 || (_e287 || _e289))));
+                let _e296 = active_63_;
+                if _e296 {
+                    let _e298 = size_22_;
+                    r25_ = (_e298 / 2i);
+                    let _e303 = r25_;
+                    stride_26_ = _e303;
                 }
-                let _e330 = active_63_;
-                entry_77_ = _e330;
+                let _e306 = active_63_;
+                entry_77_ = _e306;
                 broken_78_ = false;
                 left_80_ = false;
                 loop {
                     continued_79_ = false;
-                    let _e340 = entry_77_;
-                    let _e342 = exited_64_;
-                    let _e344 = broken_78_;
-                    let _e346 = continued_79_;
-                    active_63_ = (_e340 && !((_e342 || (_e344 || _e346))));
-                    let _e353 = vote_number_65_;
-                    vote_number_65_ = (_e353 + 1u);
-                    let _e358 = active_63_;
-                    if _e358 {
-                        let _e361 = vote_number_65_;
-                        atomicMax((&workgroup_votes), _e361);
+                    let _e316 = entry_77_;
+                    let _e318 = exited_64_;
+                    let _e320 = broken_78_;
+                    let _e322 = continued_79_;
+                    active_63_ = (_e316 && !((_e318 || (_e320 || _e322))));
+                    let _e329 = vote_number_65_;
+                    vote_number_65_ = (_e329 + 1u);
+                    let _e334 = active_63_;
+                    if _e334 {
+                        let _e337 = vote_number_65_;
+                        atomicMax((&workgroup_votes), _e337);
                     }
                     workgroupBarrier();
                     if (local_index == 0u) {
-                        let _e366 = atomicLoad((&workgroup_votes));
-                        workgroup_any = _e366;
+                        let _e342 = atomicLoad((&workgroup_votes));
+                        workgroup_any = _e342;
                     }
-                    let _e369 = workgroupUniformLoad((&workgroup_any));
-                    let _e371 = vote_number_65_;
-                    if (u32((_e369 == _e371)) == 0u) {
+                    let _e345 = workgroupUniformLoad((&workgroup_any));
+                    let _e347 = vote_number_65_;
+                    if (u32((_e345 == _e347)) == 0u) {
                         left_80_ = true;
                         break;
                     }
-                    let _e379 = active_63_;
-                    if _e379 {
-                        let _e389 = trips_62_;
-                        let _e391 = (_e389 + 1u);
-                        trips_62_ = _e391;
-                        if (_e391 > 4096u) {
+                    let _e355 = active_63_;
+                    if _e355 {
+                        let _e365 = trips_62_;
+                        let _e367 = (_e365 + 1u);
+                        trips_62_ = _e367;
+                        if (_e367 > 4096u) {
                             loop_guard[0u] = 4u;
                             exited_64_ = true;
                             active_63_ = false;
                         }
                     }
                     {
-                        let _e395 = active_63_;
-                        if _e395 {
-                            let _e397 = stride_26_;
-                            r27_ = (_e397 > 0i);
-                            let _e402 = r27_;
-                            r28_ = !(_e402);
+                        let _e371 = active_63_;
+                        if _e371 {
+                            let _e373 = stride_26_;
+                            r27_ = (_e373 > 0i);
+                            let _e378 = r27_;
+                            r28_ = !(_e378);
                         }
-                        let _e406 = active_63_;
-                        saved_81_ = _e406;
-                        let _e409 = r28_;
-                        let _e411 = saved_81_;
-                        let _e412 = (_e411 && _e409);
-                        taken_82_ = _e412;
-                        active_63_ = _e412;
+                        let _e382 = active_63_;
+                        saved_81_ = _e382;
+                        let _e385 = r28_;
+                        let _e387 = saved_81_;
+                        let _e388 = (_e387 && _e385);
+                        taken_82_ = _e388;
+                        active_63_ = _e388;
                         {
-                            let _e416 = active_63_;
-                            let _e418 = broken_78_;
-                            broken_78_ = (_e418 || _e416);
+                            let _e392 = active_63_;
+                            let _e394 = broken_78_;
+                            broken_78_ = (_e394 || _e392);
                             active_63_ = false;
                         }
-                        let _e424 = saved_81_;
-                        let _e426 = taken_82_;
-                        let _e430 = exited_64_;
-                        let _e432 = broken_78_;
-                        let _e434 = continued_79_;
-                        active_63_ = ((_e424 && !(_e426)) && !((_e430 || (_e432 || _e434))));
+                        let _e400 = saved_81_;
+                        let _e402 = taken_82_;
+                        let _e406 = exited_64_;
+                        let _e408 = broken_78_;
+                        let _e410 = continued_79_;
+                        active_63_ = ((_e400 && !(_e402)) && !((_e406 || (_e408 || _e410))));
                         {
                         }
-                        let _e441 = saved_81_;
-                        let _e443 = exited_64_;
-                        let _e445 = broken_78_;
-                        let _e447 = continued_79_;
-                        active_63_ = (_e441 && !((_e443 || (_e445 || _e447))));
-                        let _e454 = active_63_;
-                        if _e454 {
+                        let _e417 = saved_81_;
+                        let _e419 = exited_64_;
+                        let _e421 = broken_78_;
+                        let _e423 = continued_79_;
+                        active_63_ = (_e417 && !((_e419 || (_e421 || _e423))));
+                        let _e430 = active_63_;
+                        if _e430 {
                             r29_ = i32(local_index);
                             r30_ = 256i;
                             r31_ = 512i;
-                            let _e463 = r30_;
-                            r32_ = _e463;
-                            let _e466 = r29_;
-                            t_33_ = _e466;
+                            let _e439 = r30_;
+                            r32_ = _e439;
+                            let _e442 = r29_;
+                            t_33_ = _e442;
                             left_83_ = false;
                             loop {
-                                let _e478 = trips_62_;
-                                let _e480 = (_e478 + 1u);
-                                trips_62_ = _e480;
-                                if (_e480 > 4096u) {
-                                    loop_guard[0u] = 5u;
-                                    left_83_ = true;
-                                    break;
-                                }
                                 {
-                                    let _e484 = t_33_;
-                                    r34_ = (_e484 < 512i);
-                                    let _e489 = r34_;
-                                    r35_ = !(_e489);
-                                    let _e493 = r35_;
-                                    if _e493 {
+                                    let _e448 = t_33_;
+                                    r34_ = (_e448 < 512i);
+                                    let _e453 = r34_;
+                                    r35_ = !(_e453);
+                                    let _e457 = r35_;
+                                    if _e457 {
                                         left_83_ = true;
                                         break;
                                     }
-                                    let _e497 = t_33_;
-                                    let _e499 = stride_26_;
-                                    r36_ = (_e497 / _e499);
-                                    let _e503 = r36_;
-                                    let _e505 = stride_26_;
-                                    r37_ = (_e503 * _e505);
-                                    let _e509 = r37_;
-                                    r38_ = (_e509 * 2i);
-                                    let _e514 = t_33_;
-                                    let _e516 = stride_26_;
-                                    r39_ = (_e514 % _e516);
-                                    let _e520 = r38_;
-                                    let _e522 = r39_;
-                                    r40_ = (_e520 + _e522);
-                                    let _e526 = r40_;
-                                    low_41_ = _e526;
-                                    let _e529 = low_41_;
-                                    let _e531 = stride_26_;
-                                    high_42_ = (_e529 + _e531);
-                                    let _e535 = low_41_;
-                                    let _e537 = size_22_;
-                                    r43_ = (_e535 & _e537);
-                                    let _e541 = r43_;
-                                    ascending_44_ = (_e541 == 0i);
-                                    let _e547 = low_41_;
-                                    let _e551 = tile0_S[bitcast<u32>(_e547)];
-                                    r45_ = _e551;
-                                    let _e554 = r45_;
-                                    a_46_ = _e554;
-                                    let _e558 = high_42_;
-                                    let _e562 = tile0_S[bitcast<u32>(_e558)];
-                                    r47_ = _e562;
-                                    let _e565 = r47_;
-                                    b_48_ = _e565;
-                                    let _e568 = a_46_;
-                                    let _e570 = b_48_;
-                                    r49_ = (_e568 > _e570);
-                                    let _e574 = r49_;
-                                    let _e576 = ascending_44_;
-                                    r50_ = (_e574 == _e576);
-                                    let _e580 = r50_;
-                                    if _e580 {
-                                        let _e582 = b_48_;
-                                        let _e585 = low_41_;
-                                        tile0_S[bitcast<u32>(_e585)] = _e582;
-                                        let _e590 = a_46_;
-                                        let _e593 = high_42_;
-                                        tile0_S[bitcast<u32>(_e593)] = _e590;
+                                    let _e461 = t_33_;
+                                    let _e463 = stride_26_;
+                                    r36_ = (_e461 / _e463);
+                                    let _e467 = r36_;
+                                    let _e469 = stride_26_;
+                                    r37_ = (_e467 * _e469);
+                                    let _e473 = r37_;
+                                    r38_ = (_e473 * 2i);
+                                    let _e478 = t_33_;
+                                    let _e480 = stride_26_;
+                                    r39_ = (_e478 % _e480);
+                                    let _e484 = r38_;
+                                    let _e486 = r39_;
+                                    r40_ = (_e484 + _e486);
+                                    let _e490 = r40_;
+                                    low_41_ = _e490;
+                                    let _e493 = low_41_;
+                                    let _e495 = stride_26_;
+                                    high_42_ = (_e493 + _e495);
+                                    let _e499 = low_41_;
+                                    let _e501 = size_22_;
+                                    r43_ = (_e499 & _e501);
+                                    let _e505 = r43_;
+                                    ascending_44_ = (_e505 == 0i);
+                                    let _e511 = low_41_;
+                                    let _e515 = tile0_S[bitcast<u32>(_e511)];
+                                    r45_ = _e515;
+                                    let _e518 = r45_;
+                                    a_46_ = _e518;
+                                    let _e522 = high_42_;
+                                    let _e526 = tile0_S[bitcast<u32>(_e522)];
+                                    r47_ = _e526;
+                                    let _e529 = r47_;
+                                    b_48_ = _e529;
+                                    let _e532 = a_46_;
+                                    let _e534 = b_48_;
+                                    r49_ = (_e532 > _e534);
+                                    let _e538 = r49_;
+                                    let _e540 = ascending_44_;
+                                    r50_ = (_e538 == _e540);
+                                    let _e544 = r50_;
+                                    if _e544 {
+                                        let _e546 = b_48_;
+                                        let _e549 = low_41_;
+                                        tile0_S[bitcast<u32>(_e549)] = _e546;
+                                        let _e554 = a_46_;
+                                        let _e557 = high_42_;
+                                        tile0_S[bitcast<u32>(_e557)] = _e554;
                                     }
                                 }
                                 continuing {
-                                    let _e598 = t_33_;
-                                    let _e600 = r32_;
-                                    t_33_ = (_e598 + _e600);
+                                    let _e562 = t_33_;
+                                    let _e564 = r32_;
+                                    t_33_ = (_e562 + _e564);
                                 }
                             }
-                            let _e604 = left_83_;
-                            if !(_e604) {
+                            let _e568 = left_83_;
+                            if !(_e568) {
                                 loop_guard[0u] = 2147483653u;
                             }
                         }
                         storageBarrier();
                         workgroupBarrier();
-                        let _e611 = active_63_;
-                        if _e611 {
-                            let _e613 = stride_26_;
-                            r51_ = (_e613 / 2i);
-                            let _e618 = r51_;
-                            stride_26_ = _e618;
+                        let _e575 = active_63_;
+                        if _e575 {
+                            let _e577 = stride_26_;
+                            r51_ = (_e577 / 2i);
+                            let _e582 = r51_;
+                            stride_26_ = _e582;
                         }
                     }
                     continuing {
-                        let _e621 = entry_77_;
+                        let _e585 = entry_77_;
                         continued_79_ = false;
-                        let _e625 = exited_64_;
-                        let _e627 = broken_78_;
-                        let _e629 = continued_79_;
-                        active_63_ = (_e621 && !((_e625 || (_e627 || _e629))));
+                        let _e589 = exited_64_;
+                        let _e591 = broken_78_;
+                        let _e593 = continued_79_;
+                        active_63_ = (_e585 && !((_e589 || (_e591 || _e593))));
                         {
                         }
                     }
                 }
-                let _e636 = left_80_;
-                if !(_e636) {
+                let _e600 = left_80_;
+                if !(_e600) {
                     loop_guard[0u] = 2147483652u;
                 }
-                let _e643 = entry_77_;
-                let _e645 = exited_64_;
-                let _e647 = broken_72_;
-                let _e649 = continued_73_;
-                active_63_ = (_e643 && !((_e645 || (_e647 || _e649))));
-                let _e656 = active_63_;
-                if _e656 {
-                    let _e658 = size_22_;
-                    r52_ = (_e658 * 2i);
-                    let _e663 = r52_;
-                    size_22_ = _e663;
+                let _e607 = entry_77_;
+                let _e609 = exited_64_;
+                let _e611 = broken_72_;
+                let _e613 = continued_73_;
+                active_63_ = (_e607 && !((_e609 || (_e611 || _e613))));
+                let _e620 = active_63_;
+                if _e620 {
+                    let _e622 = size_22_;
+                    r52_ = (_e622 * 2i);
+                    let _e627 = r52_;
+                    size_22_ = _e627;
                 }
             }
             continuing {
-                let _e666 = entry_71_;
+                let _e630 = entry_71_;
                 continued_73_ = false;
-                let _e670 = exited_64_;
-                let _e672 = broken_72_;
-                let _e674 = continued_73_;
-                active_63_ = (_e666 && !((_e670 || (_e672 || _e674))));
+                let _e634 = exited_64_;
+                let _e636 = broken_72_;
+                let _e638 = continued_73_;
+                active_63_ = (_e630 && !((_e634 || (_e636 || _e638))));
                 {
                 }
             }
         }
-        let _e681 = left_74_;
-        if !(_e681) {
+        let _e645 = left_74_;
+        if !(_e645) {
             loop_guard[0u] = 2147483651u;
         }
-        let _e688 = entry_71_;
-        let _e690 = exited_64_;
-        active_63_ = (_e688 && !(_e690));
-        let _e695 = active_63_;
-        if _e695 {
+        let _e652 = entry_71_;
+        let _e654 = exited_64_;
+        active_63_ = (_e652 && !(_e654));
+        let _e659 = active_63_;
+        if _e659 {
             r53_ = i32(local_index);
-            let _e701 = params.N;
-            r54_ = _e701;
+            let _e665 = params.N;
+            r54_ = _e665;
             r55_ = 256i;
-            let _e706 = r54_;
-            r56_ = _e706;
-            let _e709 = r55_;
-            r57_ = _e709;
-            let _e712 = r53_;
-            e_58_ = _e712;
+            let _e670 = r54_;
+            r56_ = _e670;
+            let _e673 = r55_;
+            r57_ = _e673;
+            let _e676 = r53_;
+            e_58_ = _e676;
             left_84_ = false;
             loop {
-                let _e724 = trips_62_;
-                let _e726 = (_e724 + 1u);
-                trips_62_ = _e726;
-                if (_e726 > 4096u) {
+                let _e688 = trips_62_;
+                let _e690 = (_e688 + 1u);
+                trips_62_ = _e690;
+                if (_e690 > 4096u) {
                     loop_guard[0u] = 6u;
                     left_84_ = true;
                     break;
                 }
                 {
-                    let _e730 = e_58_;
-                    let _e732 = r56_;
-                    r59_ = (_e730 < _e732);
-                    let _e736 = r59_;
-                    r60_ = !(_e736);
-                    let _e740 = r60_;
-                    if _e740 {
+                    let _e694 = e_58_;
+                    let _e696 = r56_;
+                    r59_ = (_e694 < _e696);
+                    let _e700 = r59_;
+                    r60_ = !(_e700);
+                    let _e704 = r60_;
+                    if _e704 {
                         left_84_ = true;
                         break;
                     }
-                    let _e745 = e_58_;
-                    let _e749 = tile0_S[bitcast<u32>(_e745)];
-                    r61_ = _e749;
-                    let _e752 = r61_;
-                    let _e757 = e_58_;
-                    Y[bitcast<u32>(_e757)] = _e752;
+                    let _e709 = e_58_;
+                    let _e713 = tile0_S[bitcast<u32>(_e709)];
+                    r61_ = _e713;
+                    let _e716 = r61_;
+                    let _e721 = e_58_;
+                    Y[bitcast<u32>(_e721)] = _e716;
                 }
                 continuing {
-                    let _e762 = e_58_;
-                    let _e764 = r57_;
-                    e_58_ = (_e762 + _e764);
+                    let _e726 = e_58_;
+                    let _e728 = r57_;
+                    e_58_ = (_e726 + _e728);
                 }
             }
-            let _e768 = left_84_;
-            if !(_e768) {
+            let _e732 = left_84_;
+            if !(_e732) {
                 loop_guard[0u] = 2147483654u;
             }
         }

@@ -97,105 +97,89 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
     e_1_ = i32(local_index);
     left_63_ = false;
     loop {
-        let _e16 = trips_62_;
-        let _e18 = (_e16 + 1u);
-        trips_62_ = _e18;
-        if (_e18 > 4096u) {
-            loop_guard[0u] = 1u;
-            left_63_ = true;
-            break;
-        }
         {
-            let _e22 = e_1_;
-            r2_ = (_e22 < 1024i);
-            let _e27 = r2_;
-            r3_ = !(_e27);
-            let _e31 = r3_;
-            if _e31 {
+            let _e10 = e_1_;
+            r2_ = (_e10 < 1024i);
+            let _e15 = r2_;
+            r3_ = !(_e15);
+            let _e19 = r3_;
+            if _e19 {
                 left_63_ = true;
                 break;
             }
-            let _e35 = e_1_;
-            r4_ = (_e35 / 1i);
-            let _e40 = r4_;
-            r5_ = (_e40 % 1024i);
-            let _e47 = r5_;
-            tile0_S[bitcast<u32>(_e47)] = 0f;
+            let _e23 = e_1_;
+            r4_ = (_e23 / 1i);
+            let _e28 = r4_;
+            r5_ = (_e28 % 1024i);
+            let _e35 = r5_;
+            tile0_S[bitcast<u32>(_e35)] = 0f;
         }
         continuing {
-            let _e52 = e_1_;
-            let _e54 = r0_;
-            e_1_ = (_e52 + _e54);
+            let _e40 = e_1_;
+            let _e42 = r0_;
+            e_1_ = (_e40 + _e42);
         }
     }
-    let _e58 = left_63_;
-    if !(_e58) {
+    let _e46 = left_63_;
+    if !(_e46) {
         loop_guard[0u] = 2147483649u;
     }
     storageBarrier();
     workgroupBarrier();
-    let _e66 = infinity_64_;
-    r6_ = bitcast<f32>(_e66);
-    let _e71 = infinity_65_;
-    inf_7_ = bitcast<f32>(_e71);
+    let _e54 = infinity_64_;
+    r6_ = bitcast<f32>(_e54);
+    let _e59 = infinity_65_;
+    inf_7_ = bitcast<f32>(_e59);
     r8_ = i32(local_index);
     r9_ = 256i;
     r10_ = 1024i;
-    let _e82 = r9_;
-    r11_ = _e82;
-    let _e85 = r8_;
-    e_12_ = _e85;
+    let _e70 = r9_;
+    r11_ = _e70;
+    let _e73 = r8_;
+    e_12_ = _e73;
     left_66_ = false;
     loop {
-        let _e97 = trips_62_;
-        let _e99 = (_e97 + 1u);
-        trips_62_ = _e99;
-        if (_e99 > 4096u) {
-            loop_guard[0u] = 2u;
-            left_66_ = true;
-            break;
-        }
         {
-            let _e103 = e_12_;
-            r13_ = (_e103 < 1024i);
-            let _e108 = r13_;
-            r14_ = !(_e108);
-            let _e112 = r14_;
-            if _e112 {
+            let _e79 = e_12_;
+            r13_ = (_e79 < 1024i);
+            let _e84 = r13_;
+            r14_ = !(_e84);
+            let _e88 = r14_;
+            if _e88 {
                 left_66_ = true;
                 break;
             }
-            let _e117 = params.N;
-            r15_ = _e117;
-            let _e120 = e_12_;
-            let _e122 = r15_;
-            r16_ = (_e120 < _e122);
-            let _e127 = params.N;
-            r17_ = _e127;
-            let _e130 = r17_;
-            r18_ = (_e130 - 1i);
-            let _e135 = e_12_;
-            let _e137 = r18_;
-            r19_ = min(_e135, _e137);
-            let _e144 = r19_;
-            let _e148 = X[bitcast<u32>(_e144)];
-            r20_ = _e148;
-            let _e151 = r16_;
-            let _e153 = r20_;
-            let _e156 = infinity_67_;
-            r21_ = select(bitcast<f32>(_e156), _e153, _e151);
-            let _e161 = r21_;
-            let _e164 = e_12_;
-            tile0_S[bitcast<u32>(_e164)] = _e161;
+            let _e93 = params.N;
+            r15_ = _e93;
+            let _e96 = e_12_;
+            let _e98 = r15_;
+            r16_ = (_e96 < _e98);
+            let _e103 = params.N;
+            r17_ = _e103;
+            let _e106 = r17_;
+            r18_ = (_e106 - 1i);
+            let _e111 = e_12_;
+            let _e113 = r18_;
+            r19_ = min(_e111, _e113);
+            let _e120 = r19_;
+            let _e124 = X[bitcast<u32>(_e120)];
+            r20_ = _e124;
+            let _e127 = r16_;
+            let _e129 = r20_;
+            let _e132 = infinity_67_;
+            r21_ = select(bitcast<f32>(_e132), _e129, _e127);
+            let _e137 = r21_;
+            let _e140 = e_12_;
+            tile0_S[bitcast<u32>(_e140)] = _e137;
         }
         continuing {
-            let _e169 = e_12_;
-            let _e171 = r11_;
-            e_12_ = (_e169 + _e171);
+            let _e145 = e_12_;
+            let _e147 = r11_;
+            e_12_ = (_e145 + _e147);
         }
     }
-    let _e175 = left_66_;
-    if !(_e175) {
+    let _e151 = left_66_;
+    if !(_e151) {
         loop_guard[0u] = 2147483650u;
     }
     storageBarrier();
@@ -203,203 +187,195 @@ fn tessera_bitonic_sort(@builtin(local_invocation_index) local_index: u32, @buil
     size_22_ = 2i;
     left_68_ = false;
     loop {
-        let _e194 = loop_trips_69_;
-        let _e196 = (_e194 + 1u);
-        loop_trips_69_ = _e196;
-        if (_e196 > 4096u) {
+        let _e170 = loop_trips_69_;
+        let _e172 = (_e170 + 1u);
+        loop_trips_69_ = _e172;
+        if (_e172 > 4096u) {
             loop_guard[0u] = 3u;
             left_68_ = true;
             break;
         }
         {
-            let _e200 = size_22_;
-            r23_ = (_e200 <= 1024i);
-            let _e205 = r23_;
-            r24_ = !(_e205);
-            let _e209 = r24_;
-            if _e209 {
+            let _e176 = size_22_;
+            r23_ = (_e176 <= 1024i);
+            let _e181 = r23_;
+            r24_ = !(_e181);
+            let _e185 = r24_;
+            if _e185 {
                 left_68_ = true;
                 break;
             }
-            let _e213 = size_22_;
-            r25_ = (_e213 / 2i);
-            let _e218 = r25_;
-            stride_26_ = _e218;
+            let _e189 = size_22_;
+            r25_ = (_e189 / 2i);
+            let _e194 = r25_;
+            stride_26_ = _e194;
             left_70_ = false;
             loop {
-                let _e231 = loop_trips_71_;
-                let _e233 = (_e231 + 1u);
-                loop_trips_71_ = _e233;
-                if (_e233 > 4096u) {
+                let _e207 = loop_trips_71_;
+                let _e209 = (_e207 + 1u);
+                loop_trips_71_ = _e209;
+                if (_e209 > 4096u) {
                     loop_guard[0u] = 4u;
                     left_70_ = true;
                     break;
                 }
                 {
-                    let _e237 = stride_26_;
-                    r27_ = (_e237 > 0i);
-                    let _e242 = r27_;
-                    r28_ = !(_e242);
-                    let _e246 = r28_;
-                    if _e246 {
+                    let _e213 = stride_26_;
+                    r27_ = (_e213 > 0i);
+                    let _e218 = r27_;
+                    r28_ = !(_e218);
+                    let _e222 = r28_;
+                    if _e222 {
                         left_70_ = true;
                         break;
                     }
                     r29_ = i32(local_index);
                     r30_ = 256i;
                     r31_ = 512i;
-                    let _e257 = r30_;
-                    r32_ = _e257;
-                    let _e260 = r29_;
-                    t_33_ = _e260;
+                    let _e233 = r30_;
+                    r32_ = _e233;
+                    let _e236 = r29_;
+                    t_33_ = _e236;
                     left_72_ = false;
                     loop {
-                        let _e272 = trips_62_;
-                        let _e274 = (_e272 + 1u);
-                        trips_62_ = _e274;
-                        if (_e274 > 4096u) {
-                            loop_guard[0u] = 5u;
-                            left_72_ = true;
-                            break;
-                        }
                         {
-                            let _e278 = t_33_;
-                            r34_ = (_e278 < 512i);
-                            let _e283 = r34_;
-                            r35_ = !(_e283);
-                            let _e287 = r35_;
-                            if _e287 {
+                            let _e242 = t_33_;
+                            r34_ = (_e242 < 512i);
+                            let _e247 = r34_;
+                            r35_ = !(_e247);
+                            let _e251 = r35_;
+                            if _e251 {
                                 left_72_ = true;
                                 break;
                             }
-                            let _e291 = t_33_;
-                            let _e293 = stride_26_;
-                            r36_ = (_e291 / _e293);
-                            let _e297 = r36_;
-                            let _e299 = stride_26_;
-                            r37_ = (_e297 * _e299);
-                            let _e303 = r37_;
-                            r38_ = (_e303 * 2i);
-                            let _e308 = t_33_;
-                            let _e310 = stride_26_;
-                            r39_ = (_e308 % _e310);
-                            let _e314 = r38_;
-                            let _e316 = r39_;
-                            r40_ = (_e314 + _e316);
-                            let _e320 = r40_;
-                            low_41_ = _e320;
-                            let _e323 = low_41_;
-                            let _e325 = stride_26_;
-                            high_42_ = (_e323 + _e325);
-                            let _e329 = low_41_;
-                            let _e331 = size_22_;
-                            r43_ = (_e329 & _e331);
-                            let _e335 = r43_;
-                            ascending_44_ = (_e335 == 0i);
-                            let _e341 = low_41_;
-                            let _e345 = tile0_S[bitcast<u32>(_e341)];
-                            r45_ = _e345;
-                            let _e348 = r45_;
-                            a_46_ = _e348;
-                            let _e352 = high_42_;
-                            let _e356 = tile0_S[bitcast<u32>(_e352)];
-                            r47_ = _e356;
-                            let _e359 = r47_;
-                            b_48_ = _e359;
-                            let _e362 = a_46_;
-                            let _e364 = b_48_;
-                            r49_ = (_e362 > _e364);
-                            let _e368 = r49_;
-                            let _e370 = ascending_44_;
-                            r50_ = (_e368 == _e370);
-                            let _e374 = r50_;
-                            if _e374 {
-                                let _e376 = b_48_;
-                                let _e379 = low_41_;
-                                tile0_S[bitcast<u32>(_e379)] = _e376;
-                                let _e384 = a_46_;
-                                let _e387 = high_42_;
-                                tile0_S[bitcast<u32>(_e387)] = _e384;
+                            let _e255 = t_33_;
+                            let _e257 = stride_26_;
+                            r36_ = (_e255 / _e257);
+                            let _e261 = r36_;
+                            let _e263 = stride_26_;
+                            r37_ = (_e261 * _e263);
+                            let _e267 = r37_;
+                            r38_ = (_e267 * 2i);
+                            let _e272 = t_33_;
+                            let _e274 = stride_26_;
+                            r39_ = (_e272 % _e274);
+                            let _e278 = r38_;
+                            let _e280 = r39_;
+                            r40_ = (_e278 + _e280);
+                            let _e284 = r40_;
+                            low_41_ = _e284;
+                            let _e287 = low_41_;
+                            let _e289 = stride_26_;
+                            high_42_ = (_e287 + _e289);
+                            let _e293 = low_41_;
+                            let _e295 = size_22_;
+                            r43_ = (_e293 & _e295);
+                            let _e299 = r43_;
+                            ascending_44_ = (_e299 == 0i);
+                            let _e305 = low_41_;
+                            let _e309 = tile0_S[bitcast<u32>(_e305)];
+                            r45_ = _e309;
+                            let _e312 = r45_;
+                            a_46_ = _e312;
+                            let _e316 = high_42_;
+                            let _e320 = tile0_S[bitcast<u32>(_e316)];
+                            r47_ = _e320;
+                            let _e323 = r47_;
+                            b_48_ = _e323;
+                            let _e326 = a_46_;
+                            let _e328 = b_48_;
+                            r49_ = (_e326 > _e328);
+                            let _e332 = r49_;
+                            let _e334 = ascending_44_;
+                            r50_ = (_e332 == _e334);
+                            let _e338 = r50_;
+                            if _e338 {
+                                let _e340 = b_48_;
+                                let _e343 = low_41_;
+                                tile0_S[bitcast<u32>(_e343)] = _e340;
+                                let _e348 = a_46_;
+                                let _e351 = high_42_;
+                                tile0_S[bitcast<u32>(_e351)] = _e348;
                             }
                         }
                         continuing {
-                            let _e392 = t_33_;
-                            let _e394 = r32_;
-                            t_33_ = (_e392 + _e394);
+                            let _e356 = t_33_;
+                            let _e358 = r32_;
+                            t_33_ = (_e356 + _e358);
                         }
                     }
-                    let _e398 = left_72_;
-                    if !(_e398) {
+                    let _e362 = left_72_;
+                    if !(_e362) {
                         loop_guard[0u] = 2147483653u;
                     }
                     storageBarrier();
                     workgroupBarrier();
-                    let _e405 = stride_26_;
-                    r51_ = (_e405 / 2i);
-                    let _e410 = r51_;
-                    stride_26_ = _e410;
+                    let _e369 = stride_26_;
+                    r51_ = (_e369 / 2i);
+                    let _e374 = r51_;
+                    stride_26_ = _e374;
                 }
             }
-            let _e413 = left_70_;
-            if !(_e413) {
+            let _e377 = left_70_;
+            if !(_e377) {
                 loop_guard[0u] = 2147483652u;
             }
-            let _e420 = size_22_;
-            r52_ = (_e420 * 2i);
-            let _e425 = r52_;
-            size_22_ = _e425;
+            let _e384 = size_22_;
+            r52_ = (_e384 * 2i);
+            let _e389 = r52_;
+            size_22_ = _e389;
         }
     }
-    let _e428 = left_68_;
-    if !(_e428) {
+    let _e392 = left_68_;
+    if !(_e392) {
         loop_guard[0u] = 2147483651u;
     }
     r53_ = i32(local_index);
-    let _e439 = params.N;
-    r54_ = _e439;
+    let _e403 = params.N;
+    r54_ = _e403;
     r55_ = 256i;
-    let _e444 = r54_;
-    r56_ = _e444;
-    let _e447 = r55_;
-    r57_ = _e447;
-    let _e450 = r53_;
-    e_58_ = _e450;
+    let _e408 = r54_;
+    r56_ = _e408;
+    let _e411 = r55_;
+    r57_ = _e411;
+    let _e414 = r53_;
+    e_58_ = _e414;
     left_73_ = false;
     loop {
-        let _e462 = trips_62_;
-        let _e464 = (_e462 + 1u);
-        trips_62_ = _e464;
-        if (_e464 > 4096u) {
+        let _e426 = trips_62_;
+        let _e428 = (_e426 + 1u);
+        trips_62_ = _e428;
+        if (_e428 > 4096u) {
             loop_guard[0u] = 6u;
             left_73_ = true;
             break;
         }
         {
-            let _e468 = e_58_;
-            let _e470 = r56_;
-            r59_ = (_e468 < _e470);
-            let _e474 = r59_;
-            r60_ = !(_e474);
-            let _e478 = r60_;
-            if _e478 {
+            let _e432 = e_58_;
+            let _e434 = r56_;
+            r59_ = (_e432 < _e434);
+            let _e438 = r59_;
+            r60_ = !(_e438);
+            let _e442 = r60_;
+            if _e442 {
                 left_73_ = true;
                 break;
             }
-            let _e483 = e_58_;
-            let _e487 = tile0_S[bitcast<u32>(_e483)];
-            r61_ = _e487;
-            let _e490 = r61_;
-            let _e495 = e_58_;
-            Y[bitcast<u32>(_e495)] = _e490;
+            let _e447 = e_58_;
+            let _e451 = tile0_S[bitcast<u32>(_e447)];
+            r61_ = _e451;
+            let _e454 = r61_;
+            let _e459 = e_58_;
+            Y[bitcast<u32>(_e459)] = _e454;
         }
         continuing {
-            let _e500 = e_58_;
-            let _e502 = r57_;
-            e_58_ = (_e500 + _e502);
+            let _e464 = e_58_;
+            let _e466 = r57_;
+            e_58_ = (_e464 + _e466);
         }
     }
-    let _e506 = left_73_;
-    if !(_e506) {
+    let _e470 = left_73_;
+    if !(_e470) {
         loop_guard[0u] = 2147483654u;
     }
 }

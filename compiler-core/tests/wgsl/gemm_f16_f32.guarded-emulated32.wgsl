@@ -615,266 +615,242 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
             e_7_ = i32(local_index);
             left_536_ = false;
             loop {
-                let _e48 = trips_532_;
-                let _e50 = (_e48 + 1u);
-                trips_532_ = _e50;
-                if (_e50 > 4096u) {
-                    loop_guard[0u] = 1u;
-                    left_536_ = true;
-                    break;
-                }
                 {
-                    let _e54 = e_7_;
-                    r8_ = (_e54 < 1024i);
-                    let _e59 = r8_;
-                    r9_ = !(_e59);
-                    let _e63 = r9_;
-                    if _e63 {
+                    let _e42 = e_7_;
+                    r8_ = (_e42 < 1024i);
+                    let _e47 = r8_;
+                    r9_ = !(_e47);
+                    let _e51 = r9_;
+                    if _e51 {
                         left_536_ = true;
                         break;
                     }
-                    let _e67 = e_7_;
-                    r10_ = (_e67 / 32i);
-                    let _e72 = r10_;
-                    r11_ = (_e72 % 32i);
-                    let _e77 = e_7_;
-                    r12_ = (_e77 / 1i);
-                    let _e82 = r12_;
-                    r13_ = (_e82 % 32i);
-                    let _e90 = r11_;
-                    let _e92 = r13_;
-                    tile0_acc[bitcast<u32>(((_e90 * 32i) + _e92))] = 0f;
+                    let _e55 = e_7_;
+                    r10_ = (_e55 / 32i);
+                    let _e60 = r10_;
+                    r11_ = (_e60 % 32i);
+                    let _e65 = e_7_;
+                    r12_ = (_e65 / 1i);
+                    let _e70 = r12_;
+                    r13_ = (_e70 % 32i);
+                    let _e78 = r11_;
+                    let _e80 = r13_;
+                    tile0_acc[bitcast<u32>(((_e78 * 32i) + _e80))] = 0f;
                 }
                 continuing {
-                    let _e99 = e_7_;
-                    let _e101 = r6_;
-                    e_7_ = (_e99 + _e101);
+                    let _e87 = e_7_;
+                    let _e89 = r6_;
+                    e_7_ = (_e87 + _e89);
                 }
             }
-            let _e105 = left_536_;
-            if !(_e105) {
+            let _e93 = left_536_;
+            if !(_e93) {
                 loop_guard[0u] = 2147483649u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e112 = active_533_;
-        if _e112 {
-            let _e115 = params.K;
-            r14_ = _e115;
-            let _e118 = r14_;
-            r15_ = _e118;
+        let _e100 = active_533_;
+        if _e100 {
+            let _e103 = params.K;
+            r14_ = _e103;
+            let _e106 = r14_;
+            r15_ = _e106;
             r16_ = 32i;
             k_17_ = 0i;
         }
-        let _e125 = active_533_;
-        entry_537_ = _e125;
+        let _e113 = active_533_;
+        entry_537_ = _e113;
         broken_538_ = false;
         left_540_ = false;
         loop {
             continued_539_ = false;
-            let _e135 = entry_537_;
-            let _e137 = exited_534_;
-            let _e139 = broken_538_;
-            let _e141 = continued_539_;
-            active_533_ = (_e135 && !((_e137 || (_e139 || _e141))));
-            let _e148 = vote_number_535_;
-            vote_number_535_ = (_e148 + 1u);
-            let _e153 = active_533_;
-            if _e153 {
-                let _e156 = vote_number_535_;
-                atomicMax((&workgroup_votes), _e156);
+            let _e123 = entry_537_;
+            let _e125 = exited_534_;
+            let _e127 = broken_538_;
+            let _e129 = continued_539_;
+            active_533_ = (_e123 && !((_e125 || (_e127 || _e129))));
+            let _e136 = vote_number_535_;
+            vote_number_535_ = (_e136 + 1u);
+            let _e141 = active_533_;
+            if _e141 {
+                let _e144 = vote_number_535_;
+                atomicMax((&workgroup_votes), _e144);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e161 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e161;
+                let _e149 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e149;
             }
-            let _e164 = workgroupUniformLoad((&workgroup_any));
-            let _e166 = vote_number_535_;
-            if (u32((_e164 == _e166)) == 0u) {
+            let _e152 = workgroupUniformLoad((&workgroup_any));
+            let _e154 = vote_number_535_;
+            if (u32((_e152 == _e154)) == 0u) {
                 left_540_ = true;
                 break;
             }
-            let _e174 = active_533_;
-            if _e174 {
-                let _e184 = trips_532_;
-                let _e186 = (_e184 + 1u);
-                trips_532_ = _e186;
-                if (_e186 > 4096u) {
+            let _e162 = active_533_;
+            if _e162 {
+                let _e172 = trips_532_;
+                let _e174 = (_e172 + 1u);
+                trips_532_ = _e174;
+                if (_e174 > 4096u) {
                     loop_guard[0u] = 2u;
                     exited_534_ = true;
                     active_533_ = false;
                 }
             }
             {
-                let _e190 = active_533_;
-                if _e190 {
-                    let _e192 = k_17_;
-                    let _e194 = r15_;
-                    r18_ = (_e192 < _e194);
-                    let _e198 = r18_;
-                    r19_ = !(_e198);
+                let _e178 = active_533_;
+                if _e178 {
+                    let _e180 = k_17_;
+                    let _e182 = r15_;
+                    r18_ = (_e180 < _e182);
+                    let _e186 = r18_;
+                    r19_ = !(_e186);
                 }
-                let _e202 = active_533_;
-                saved_541_ = _e202;
-                let _e205 = r19_;
-                let _e207 = saved_541_;
-                let _e208 = (_e207 && _e205);
-                taken_542_ = _e208;
-                active_533_ = _e208;
+                let _e190 = active_533_;
+                saved_541_ = _e190;
+                let _e193 = r19_;
+                let _e195 = saved_541_;
+                let _e196 = (_e195 && _e193);
+                taken_542_ = _e196;
+                active_533_ = _e196;
                 {
-                    let _e212 = active_533_;
-                    let _e214 = broken_538_;
-                    broken_538_ = (_e214 || _e212);
+                    let _e200 = active_533_;
+                    let _e202 = broken_538_;
+                    broken_538_ = (_e202 || _e200);
                     active_533_ = false;
                 }
-                let _e220 = saved_541_;
-                let _e222 = taken_542_;
-                let _e226 = exited_534_;
-                let _e228 = broken_538_;
-                let _e230 = continued_539_;
-                active_533_ = ((_e220 && !(_e222)) && !((_e226 || (_e228 || _e230))));
+                let _e208 = saved_541_;
+                let _e210 = taken_542_;
+                let _e214 = exited_534_;
+                let _e216 = broken_538_;
+                let _e218 = continued_539_;
+                active_533_ = ((_e208 && !(_e210)) && !((_e214 || (_e216 || _e218))));
                 {
                 }
-                let _e237 = saved_541_;
-                let _e239 = exited_534_;
-                let _e241 = broken_538_;
-                let _e243 = continued_539_;
-                active_533_ = (_e237 && !((_e239 || (_e241 || _e243))));
+                let _e225 = saved_541_;
+                let _e227 = exited_534_;
+                let _e229 = broken_538_;
+                let _e231 = continued_539_;
+                active_533_ = (_e225 && !((_e227 || (_e229 || _e231))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e250 = active_533_;
-                if _e250 {
+                let _e238 = active_533_;
+                if _e238 {
                     r20_ = 256i;
                     e_21_ = i32(local_index);
                     left_543_ = false;
                     loop {
-                        let _e266 = trips_532_;
-                        let _e268 = (_e266 + 1u);
-                        trips_532_ = _e268;
-                        if (_e268 > 4096u) {
-                            loop_guard[0u] = 3u;
-                            left_543_ = true;
-                            break;
-                        }
                         {
-                            let _e272 = e_21_;
-                            r22_ = (_e272 < 1024i);
-                            let _e277 = r22_;
-                            r23_ = !(_e277);
-                            let _e281 = r23_;
-                            if _e281 {
+                            let _e248 = e_21_;
+                            r22_ = (_e248 < 1024i);
+                            let _e253 = r22_;
+                            r23_ = !(_e253);
+                            let _e257 = r23_;
+                            if _e257 {
                                 left_543_ = true;
                                 break;
                             }
-                            let _e285 = e_21_;
-                            r24_ = (_e285 / 32i);
-                            let _e290 = r24_;
-                            r25_ = (_e290 % 32i);
-                            let _e295 = e_21_;
-                            r26_ = (_e295 / 1i);
-                            let _e300 = r26_;
-                            r27_ = (_e300 % 32i);
-                            let _e305 = r_2_;
-                            let _e307 = r25_;
-                            r28_ = (_e305 + _e307);
-                            let _e311 = k_17_;
-                            let _e313 = r27_;
-                            r29_ = (_e311 + _e313);
-                            let _e318 = params.M;
-                            let _e321 = params.K;
-                            let _e323 = r28_;
-                            let _e328 = r29_;
-                            let _e334 = r28_;
-                            let _e336 = r29_;
-                            let _e339 = bitcast<u32>(((_e334 * _e321) + _e336));
-                            let _e348 = A[(_e339 >> 1u)];
-                            let _e349 = (_e348 >> ((_e339 & 1u) << 4u));
-                            let _e351 = (_e349 & 32767u);
-                            let _e353 = (_e351 << 13u);
-                            r30_ = select(0f, bitcast<f32>((select(select((_e353 + 939524096u), (_e353 | 2139095040u), (_e351 >= 31744u)), bitcast<u32>((f32(_e351) * 0.000000059604645f)), (_e351 < 1024u)) | ((_e349 & 32768u) << 16u))), ((bitcast<u32>(_e323) < bitcast<u32>(_e318)) && (bitcast<u32>(_e328) < bitcast<u32>(_e321))));
-                            let _e378 = r30_;
-                            let _e382 = r25_;
-                            let _e384 = r27_;
-                            tile1_A_tile[bitcast<u32>(((_e382 * 32i) + _e384))] = _e378;
+                            let _e261 = e_21_;
+                            r24_ = (_e261 / 32i);
+                            let _e266 = r24_;
+                            r25_ = (_e266 % 32i);
+                            let _e271 = e_21_;
+                            r26_ = (_e271 / 1i);
+                            let _e276 = r26_;
+                            r27_ = (_e276 % 32i);
+                            let _e281 = r_2_;
+                            let _e283 = r25_;
+                            r28_ = (_e281 + _e283);
+                            let _e287 = k_17_;
+                            let _e289 = r27_;
+                            r29_ = (_e287 + _e289);
+                            let _e294 = params.M;
+                            let _e297 = params.K;
+                            let _e299 = r28_;
+                            let _e304 = r29_;
+                            let _e310 = r28_;
+                            let _e312 = r29_;
+                            let _e315 = bitcast<u32>(((_e310 * _e297) + _e312));
+                            let _e324 = A[(_e315 >> 1u)];
+                            let _e325 = (_e324 >> ((_e315 & 1u) << 4u));
+                            let _e327 = (_e325 & 32767u);
+                            let _e329 = (_e327 << 13u);
+                            r30_ = select(0f, bitcast<f32>((select(select((_e329 + 939524096u), (_e329 | 2139095040u), (_e327 >= 31744u)), bitcast<u32>((f32(_e327) * 0.000000059604645f)), (_e327 < 1024u)) | ((_e325 & 32768u) << 16u))), ((bitcast<u32>(_e299) < bitcast<u32>(_e294)) && (bitcast<u32>(_e304) < bitcast<u32>(_e297))));
+                            let _e354 = r30_;
+                            let _e358 = r25_;
+                            let _e360 = r27_;
+                            tile1_A_tile[bitcast<u32>(((_e358 * 32i) + _e360))] = _e354;
                         }
                         continuing {
-                            let _e391 = e_21_;
-                            let _e393 = r20_;
-                            e_21_ = (_e391 + _e393);
+                            let _e367 = e_21_;
+                            let _e369 = r20_;
+                            e_21_ = (_e367 + _e369);
                         }
                     }
-                    let _e397 = left_543_;
-                    if !(_e397) {
+                    let _e373 = left_543_;
+                    if !(_e373) {
                         loop_guard[0u] = 2147483651u;
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
-                let _e404 = active_533_;
-                if _e404 {
+                let _e380 = active_533_;
+                if _e380 {
                     r31_ = 256i;
                     e_32_ = i32(local_index);
                     left_544_ = false;
                     loop {
-                        let _e420 = trips_532_;
-                        let _e422 = (_e420 + 1u);
-                        trips_532_ = _e422;
-                        if (_e422 > 4096u) {
-                            loop_guard[0u] = 4u;
-                            left_544_ = true;
-                            break;
-                        }
                         {
-                            let _e426 = e_32_;
-                            r33_ = (_e426 < 1024i);
-                            let _e431 = r33_;
-                            r34_ = !(_e431);
-                            let _e435 = r34_;
-                            if _e435 {
+                            let _e390 = e_32_;
+                            r33_ = (_e390 < 1024i);
+                            let _e395 = r33_;
+                            r34_ = !(_e395);
+                            let _e399 = r34_;
+                            if _e399 {
                                 left_544_ = true;
                                 break;
                             }
-                            let _e439 = e_32_;
-                            r35_ = (_e439 / 32i);
-                            let _e444 = r35_;
-                            r36_ = (_e444 % 32i);
-                            let _e449 = e_32_;
-                            r37_ = (_e449 / 1i);
-                            let _e454 = r37_;
-                            r38_ = (_e454 % 32i);
-                            let _e459 = k_17_;
-                            let _e461 = r36_;
-                            r39_ = (_e459 + _e461);
-                            let _e465 = c_5_;
-                            let _e467 = r38_;
-                            r40_ = (_e465 + _e467);
-                            let _e472 = params.K;
-                            let _e475 = params.N;
-                            let _e477 = r39_;
-                            let _e482 = r40_;
-                            let _e488 = r39_;
-                            let _e490 = r40_;
-                            let _e493 = bitcast<u32>(((_e488 * _e475) + _e490));
-                            let _e502 = B[(_e493 >> 1u)];
-                            let _e503 = (_e502 >> ((_e493 & 1u) << 4u));
-                            let _e505 = (_e503 & 32767u);
-                            let _e507 = (_e505 << 13u);
-                            r41_ = select(0f, bitcast<f32>((select(select((_e507 + 939524096u), (_e507 | 2139095040u), (_e505 >= 31744u)), bitcast<u32>((f32(_e505) * 0.000000059604645f)), (_e505 < 1024u)) | ((_e503 & 32768u) << 16u))), ((bitcast<u32>(_e477) < bitcast<u32>(_e472)) && (bitcast<u32>(_e482) < bitcast<u32>(_e475))));
-                            let _e532 = r41_;
-                            let _e536 = r36_;
-                            let _e538 = r38_;
-                            tile2_B_tile[bitcast<u32>(((_e536 * 32i) + _e538))] = _e532;
+                            let _e403 = e_32_;
+                            r35_ = (_e403 / 32i);
+                            let _e408 = r35_;
+                            r36_ = (_e408 % 32i);
+                            let _e413 = e_32_;
+                            r37_ = (_e413 / 1i);
+                            let _e418 = r37_;
+                            r38_ = (_e418 % 32i);
+                            let _e423 = k_17_;
+                            let _e425 = r36_;
+                            r39_ = (_e423 + _e425);
+                            let _e429 = c_5_;
+                            let _e431 = r38_;
+                            r40_ = (_e429 + _e431);
+                            let _e436 = params.K;
+                            let _e439 = params.N;
+                            let _e441 = r39_;
+                            let _e446 = r40_;
+                            let _e452 = r39_;
+                            let _e454 = r40_;
+                            let _e457 = bitcast<u32>(((_e452 * _e439) + _e454));
+                            let _e466 = B[(_e457 >> 1u)];
+                            let _e467 = (_e466 >> ((_e457 & 1u) << 4u));
+                            let _e469 = (_e467 & 32767u);
+                            let _e471 = (_e469 << 13u);
+                            r41_ = select(0f, bitcast<f32>((select(select((_e471 + 939524096u), (_e471 | 2139095040u), (_e469 >= 31744u)), bitcast<u32>((f32(_e469) * 0.000000059604645f)), (_e469 < 1024u)) | ((_e467 & 32768u) << 16u))), ((bitcast<u32>(_e441) < bitcast<u32>(_e436)) && (bitcast<u32>(_e446) < bitcast<u32>(_e439))));
+                            let _e496 = r41_;
+                            let _e500 = r36_;
+                            let _e502 = r38_;
+                            tile2_B_tile[bitcast<u32>(((_e500 * 32i) + _e502))] = _e496;
                         }
                         continuing {
-                            let _e545 = e_32_;
-                            let _e547 = r31_;
-                            e_32_ = (_e545 + _e547);
+                            let _e509 = e_32_;
+                            let _e511 = r31_;
+                            e_32_ = (_e509 + _e511);
                         }
                     }
-                    let _e551 = left_544_;
-                    if !(_e551) {
+                    let _e515 = left_544_;
+                    if !(_e515) {
                         loop_guard[0u] = 2147483652u;
                     }
                 }
@@ -882,2804 +858,2750 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                 workgroupBarrier();
                 storageBarrier();
                 workgroupBarrier();
-                let _e558 = active_533_;
-                if _e558 {
+                let _e522 = active_533_;
+                if _e522 {
                     r42_ = 1i;
-                    let _e562 = r42_;
-                    r43_ = (_e562 != 0i);
+                    let _e526 = r42_;
+                    r43_ = (_e526 != 0i);
                 }
-                let _e567 = active_533_;
-                saved_545_ = _e567;
-                let _e570 = r43_;
-                let _e572 = saved_545_;
-                let _e573 = (_e572 && _e570);
-                taken_546_ = _e573;
-                active_533_ = _e573;
+                let _e531 = active_533_;
+                saved_545_ = _e531;
+                let _e534 = r43_;
+                let _e536 = saved_545_;
+                let _e537 = (_e536 && _e534);
+                taken_546_ = _e537;
+                active_533_ = _e537;
                 {
-                    let _e577 = active_533_;
-                    if _e577 {
+                    let _e541 = active_533_;
+                    if _e541 {
                         r44_ = 8i;
                         block_45_ = (i32(local_index) / 32i);
                     }
-                    let _e586 = active_533_;
-                    entry_547_ = _e586;
+                    let _e550 = active_533_;
+                    entry_547_ = _e550;
                     broken_548_ = false;
                     left_550_ = false;
                     loop {
                         continued_549_ = false;
-                        let _e596 = entry_547_;
-                        let _e598 = exited_534_;
-                        let _e600 = broken_548_;
-                        let _e602 = continued_549_;
-                        active_533_ = (_e596 && !((_e598 || (_e600 || _e602))));
-                        let _e609 = vote_number_535_;
-                        vote_number_535_ = (_e609 + 1u);
-                        let _e614 = active_533_;
-                        if _e614 {
-                            let _e617 = vote_number_535_;
-                            atomicMax((&workgroup_votes), _e617);
+                        let _e560 = entry_547_;
+                        let _e562 = exited_534_;
+                        let _e564 = broken_548_;
+                        let _e566 = continued_549_;
+                        active_533_ = (_e560 && !((_e562 || (_e564 || _e566))));
+                        let _e573 = vote_number_535_;
+                        vote_number_535_ = (_e573 + 1u);
+                        let _e578 = active_533_;
+                        if _e578 {
+                            let _e581 = vote_number_535_;
+                            atomicMax((&workgroup_votes), _e581);
                         }
                         workgroupBarrier();
                         if (local_index == 0u) {
-                            let _e622 = atomicLoad((&workgroup_votes));
-                            workgroup_any = _e622;
+                            let _e586 = atomicLoad((&workgroup_votes));
+                            workgroup_any = _e586;
                         }
-                        let _e625 = workgroupUniformLoad((&workgroup_any));
-                        let _e627 = vote_number_535_;
-                        if (u32((_e625 == _e627)) == 0u) {
+                        let _e589 = workgroupUniformLoad((&workgroup_any));
+                        let _e591 = vote_number_535_;
+                        if (u32((_e589 == _e591)) == 0u) {
                             left_550_ = true;
                             break;
                         }
-                        let _e635 = active_533_;
-                        if _e635 {
-                            let _e645 = trips_532_;
-                            let _e647 = (_e645 + 1u);
-                            trips_532_ = _e647;
-                            if (_e647 > 4096u) {
-                                loop_guard[0u] = 5u;
-                                exited_534_ = true;
-                                active_533_ = false;
-                            }
-                        }
                         {
-                            let _e651 = active_533_;
-                            if _e651 {
-                                let _e653 = block_45_;
-                                r46_ = (_e653 < 8i);
-                                let _e658 = r46_;
-                                r47_ = !(_e658);
+                            let _e599 = active_533_;
+                            if _e599 {
+                                let _e601 = block_45_;
+                                r46_ = (_e601 < 8i);
+                                let _e606 = r46_;
+                                r47_ = !(_e606);
                             }
-                            let _e662 = active_533_;
-                            saved_551_ = _e662;
-                            let _e665 = r47_;
-                            let _e667 = saved_551_;
-                            let _e668 = (_e667 && _e665);
-                            taken_552_ = _e668;
-                            active_533_ = _e668;
+                            let _e610 = active_533_;
+                            saved_551_ = _e610;
+                            let _e613 = r47_;
+                            let _e615 = saved_551_;
+                            let _e616 = (_e615 && _e613);
+                            taken_552_ = _e616;
+                            active_533_ = _e616;
                             {
-                                let _e672 = active_533_;
-                                let _e674 = broken_548_;
-                                broken_548_ = (_e674 || _e672);
+                                let _e620 = active_533_;
+                                let _e622 = broken_548_;
+                                broken_548_ = (_e622 || _e620);
                                 active_533_ = false;
                             }
-                            let _e680 = saved_551_;
-                            let _e682 = taken_552_;
-                            let _e686 = exited_534_;
-                            let _e688 = broken_548_;
-                            let _e690 = continued_549_;
-                            active_533_ = ((_e680 && !(_e682)) && !((_e686 || (_e688 || _e690))));
+                            let _e628 = saved_551_;
+                            let _e630 = taken_552_;
+                            let _e634 = exited_534_;
+                            let _e636 = broken_548_;
+                            let _e638 = continued_549_;
+                            active_533_ = ((_e628 && !(_e630)) && !((_e634 || (_e636 || _e638))));
                             {
                             }
-                            let _e697 = saved_551_;
-                            let _e699 = exited_534_;
-                            let _e701 = broken_548_;
-                            let _e703 = continued_549_;
-                            active_533_ = (_e697 && !((_e699 || (_e701 || _e703))));
-                            let _e710 = active_533_;
-                            if _e710 {
-                                let _e712 = block_45_;
-                                r48_ = (_e712 / 4i);
-                                let _e717 = r48_;
-                                r49_ = (_e717 % 2i);
-                                let _e722 = block_45_;
-                                r50_ = (_e722 / 1i);
-                                let _e727 = r50_;
-                                r51_ = (_e727 % 4i);
-                                let _e732 = r49_;
-                                r52_ = (_e732 * 16i);
-                                let _e737 = r51_;
-                                r53_ = (_e737 * 8i);
+                            let _e645 = saved_551_;
+                            let _e647 = exited_534_;
+                            let _e649 = broken_548_;
+                            let _e651 = continued_549_;
+                            active_533_ = (_e645 && !((_e647 || (_e649 || _e651))));
+                            let _e658 = active_533_;
+                            if _e658 {
+                                let _e660 = block_45_;
+                                r48_ = (_e660 / 4i);
+                                let _e665 = r48_;
+                                r49_ = (_e665 % 2i);
+                                let _e670 = block_45_;
+                                r50_ = (_e670 / 1i);
+                                let _e675 = r50_;
+                                r51_ = (_e675 % 4i);
+                                let _e680 = r49_;
+                                r52_ = (_e680 * 16i);
+                                let _e685 = r51_;
+                                r53_ = (_e685 * 8i);
                                 mma_c_local2_[0i] = 0f;
                                 mma_c_local2_[1i] = 0f;
                                 mma_c_local2_[2i] = 0f;
                                 mma_c_local2_[3i] = 0f;
                                 k_54_ = 0i;
                             }
-                            let _e760 = active_533_;
-                            entry_553_ = _e760;
+                            let _e708 = active_533_;
+                            entry_553_ = _e708;
                             broken_554_ = false;
                             left_556_ = false;
                             loop {
                                 continued_555_ = false;
-                                let _e770 = entry_553_;
-                                let _e772 = exited_534_;
-                                let _e774 = broken_554_;
-                                let _e776 = continued_555_;
-                                active_533_ = (_e770 && !((_e772 || (_e774 || _e776))));
-                                let _e783 = vote_number_535_;
-                                vote_number_535_ = (_e783 + 1u);
-                                let _e788 = active_533_;
-                                if _e788 {
-                                    let _e791 = vote_number_535_;
-                                    atomicMax((&workgroup_votes), _e791);
+                                let _e718 = entry_553_;
+                                let _e720 = exited_534_;
+                                let _e722 = broken_554_;
+                                let _e724 = continued_555_;
+                                active_533_ = (_e718 && !((_e720 || (_e722 || _e724))));
+                                let _e731 = vote_number_535_;
+                                vote_number_535_ = (_e731 + 1u);
+                                let _e736 = active_533_;
+                                if _e736 {
+                                    let _e739 = vote_number_535_;
+                                    atomicMax((&workgroup_votes), _e739);
                                 }
                                 workgroupBarrier();
                                 if (local_index == 0u) {
-                                    let _e796 = atomicLoad((&workgroup_votes));
-                                    workgroup_any = _e796;
+                                    let _e744 = atomicLoad((&workgroup_votes));
+                                    workgroup_any = _e744;
                                 }
-                                let _e799 = workgroupUniformLoad((&workgroup_any));
-                                let _e801 = vote_number_535_;
-                                if (u32((_e799 == _e801)) == 0u) {
+                                let _e747 = workgroupUniformLoad((&workgroup_any));
+                                let _e749 = vote_number_535_;
+                                if (u32((_e747 == _e749)) == 0u) {
                                     left_556_ = true;
                                     break;
                                 }
-                                let _e809 = active_533_;
-                                if _e809 {
-                                    let _e819 = trips_532_;
-                                    let _e821 = (_e819 + 1u);
-                                    trips_532_ = _e821;
-                                    if (_e821 > 4096u) {
-                                        loop_guard[0u] = 6u;
-                                        exited_534_ = true;
-                                        active_533_ = false;
-                                    }
-                                }
                                 {
-                                    let _e825 = active_533_;
-                                    if _e825 {
-                                        let _e827 = k_54_;
-                                        r55_ = (_e827 < 2i);
-                                        let _e832 = r55_;
-                                        r56_ = !(_e832);
+                                    let _e757 = active_533_;
+                                    if _e757 {
+                                        let _e759 = k_54_;
+                                        r55_ = (_e759 < 2i);
+                                        let _e764 = r55_;
+                                        r56_ = !(_e764);
                                     }
-                                    let _e836 = active_533_;
-                                    saved_557_ = _e836;
-                                    let _e839 = r56_;
-                                    let _e841 = saved_557_;
-                                    let _e842 = (_e841 && _e839);
-                                    taken_558_ = _e842;
-                                    active_533_ = _e842;
+                                    let _e768 = active_533_;
+                                    saved_557_ = _e768;
+                                    let _e771 = r56_;
+                                    let _e773 = saved_557_;
+                                    let _e774 = (_e773 && _e771);
+                                    taken_558_ = _e774;
+                                    active_533_ = _e774;
                                     {
-                                        let _e846 = active_533_;
-                                        let _e848 = broken_554_;
-                                        broken_554_ = (_e848 || _e846);
+                                        let _e778 = active_533_;
+                                        let _e780 = broken_554_;
+                                        broken_554_ = (_e780 || _e778);
                                         active_533_ = false;
                                     }
-                                    let _e854 = saved_557_;
-                                    let _e856 = taken_558_;
-                                    let _e860 = exited_534_;
-                                    let _e862 = broken_554_;
-                                    let _e864 = continued_555_;
-                                    active_533_ = ((_e854 && !(_e856)) && !((_e860 || (_e862 || _e864))));
+                                    let _e786 = saved_557_;
+                                    let _e788 = taken_558_;
+                                    let _e792 = exited_534_;
+                                    let _e794 = broken_554_;
+                                    let _e796 = continued_555_;
+                                    active_533_ = ((_e786 && !(_e788)) && !((_e792 || (_e794 || _e796))));
                                     {
                                     }
-                                    let _e871 = saved_557_;
-                                    let _e873 = exited_534_;
-                                    let _e875 = broken_554_;
-                                    let _e877 = continued_555_;
-                                    active_533_ = (_e871 && !((_e873 || (_e875 || _e877))));
-                                    let _e884 = active_533_;
-                                    if _e884 {
-                                        let _e886 = k_54_;
-                                        r57_ = (_e886 * 16i);
+                                    let _e803 = saved_557_;
+                                    let _e805 = exited_534_;
+                                    let _e807 = broken_554_;
+                                    let _e809 = continued_555_;
+                                    active_533_ = (_e803 && !((_e805 || (_e807 || _e809))));
+                                    let _e816 = active_533_;
+                                    if _e816 {
+                                        let _e818 = k_54_;
+                                        r57_ = (_e818 * 16i);
                                         r58_ = (i32(local_index) % 32i);
-                                        let _e896 = r58_;
-                                        r59_ = (_e896 >> bitcast<u32>(2i));
-                                        let _e902 = r58_;
-                                        r60_ = (_e902 & 3i);
-                                        let _e907 = r60_;
-                                        r61_ = (_e907 << bitcast<u32>(1i));
-                                        let _e913 = r52_;
-                                        let _e915 = r59_;
-                                        r62_ = (_e913 + _e915);
-                                        let _e919 = r57_;
-                                        let _e921 = r61_;
-                                        r63_ = (_e919 + _e921);
-                                        let _e927 = r62_;
-                                        let _e929 = r63_;
-                                        let _e935 = tile1_A_tile[bitcast<u32>(((_e927 * 32i) + _e929))];
-                                        r64_ = _e935;
-                                        let _e938 = r64_;
-                                        mma_a_local0_[0i] = _e938;
-                                        let _e943 = r63_;
-                                        r65_ = (_e943 + 1i);
-                                        let _e950 = r62_;
-                                        let _e952 = r65_;
-                                        let _e958 = tile1_A_tile[bitcast<u32>(((_e950 * 32i) + _e952))];
-                                        r66_ = _e958;
-                                        let _e961 = r66_;
-                                        mma_a_local0_[1i] = _e961;
-                                        let _e966 = r62_;
-                                        r67_ = (_e966 + 8i);
-                                        let _e973 = r67_;
-                                        let _e975 = r63_;
-                                        let _e981 = tile1_A_tile[bitcast<u32>(((_e973 * 32i) + _e975))];
-                                        r68_ = _e981;
-                                        let _e984 = r68_;
-                                        mma_a_local0_[2i] = _e984;
-                                        let _e991 = r67_;
-                                        let _e993 = r65_;
-                                        let _e999 = tile1_A_tile[bitcast<u32>(((_e991 * 32i) + _e993))];
-                                        r69_ = _e999;
-                                        let _e1002 = r69_;
-                                        mma_a_local0_[3i] = _e1002;
-                                        let _e1007 = r63_;
-                                        r70_ = (_e1007 + 8i);
-                                        let _e1014 = r62_;
-                                        let _e1016 = r70_;
-                                        let _e1022 = tile1_A_tile[bitcast<u32>(((_e1014 * 32i) + _e1016))];
-                                        r71_ = _e1022;
-                                        let _e1025 = r71_;
-                                        mma_a_local0_[4i] = _e1025;
-                                        let _e1030 = r63_;
-                                        r72_ = (_e1030 + 9i);
-                                        let _e1037 = r62_;
-                                        let _e1039 = r72_;
-                                        let _e1045 = tile1_A_tile[bitcast<u32>(((_e1037 * 32i) + _e1039))];
-                                        r73_ = _e1045;
-                                        let _e1048 = r73_;
-                                        mma_a_local0_[5i] = _e1048;
-                                        let _e1055 = r67_;
-                                        let _e1057 = r70_;
-                                        let _e1063 = tile1_A_tile[bitcast<u32>(((_e1055 * 32i) + _e1057))];
-                                        r74_ = _e1063;
-                                        let _e1066 = r74_;
-                                        mma_a_local0_[6i] = _e1066;
-                                        let _e1073 = r67_;
-                                        let _e1075 = r72_;
-                                        let _e1081 = tile1_A_tile[bitcast<u32>(((_e1073 * 32i) + _e1075))];
-                                        r75_ = _e1081;
-                                        let _e1084 = r75_;
-                                        mma_a_local0_[7i] = _e1084;
+                                        let _e828 = r58_;
+                                        r59_ = (_e828 >> bitcast<u32>(2i));
+                                        let _e834 = r58_;
+                                        r60_ = (_e834 & 3i);
+                                        let _e839 = r60_;
+                                        r61_ = (_e839 << bitcast<u32>(1i));
+                                        let _e845 = r52_;
+                                        let _e847 = r59_;
+                                        r62_ = (_e845 + _e847);
+                                        let _e851 = r57_;
+                                        let _e853 = r61_;
+                                        r63_ = (_e851 + _e853);
+                                        let _e859 = r62_;
+                                        let _e861 = r63_;
+                                        let _e867 = tile1_A_tile[bitcast<u32>(((_e859 * 32i) + _e861))];
+                                        r64_ = _e867;
+                                        let _e870 = r64_;
+                                        mma_a_local0_[0i] = _e870;
+                                        let _e875 = r63_;
+                                        r65_ = (_e875 + 1i);
+                                        let _e882 = r62_;
+                                        let _e884 = r65_;
+                                        let _e890 = tile1_A_tile[bitcast<u32>(((_e882 * 32i) + _e884))];
+                                        r66_ = _e890;
+                                        let _e893 = r66_;
+                                        mma_a_local0_[1i] = _e893;
+                                        let _e898 = r62_;
+                                        r67_ = (_e898 + 8i);
+                                        let _e905 = r67_;
+                                        let _e907 = r63_;
+                                        let _e913 = tile1_A_tile[bitcast<u32>(((_e905 * 32i) + _e907))];
+                                        r68_ = _e913;
+                                        let _e916 = r68_;
+                                        mma_a_local0_[2i] = _e916;
+                                        let _e923 = r67_;
+                                        let _e925 = r65_;
+                                        let _e931 = tile1_A_tile[bitcast<u32>(((_e923 * 32i) + _e925))];
+                                        r69_ = _e931;
+                                        let _e934 = r69_;
+                                        mma_a_local0_[3i] = _e934;
+                                        let _e939 = r63_;
+                                        r70_ = (_e939 + 8i);
+                                        let _e946 = r62_;
+                                        let _e948 = r70_;
+                                        let _e954 = tile1_A_tile[bitcast<u32>(((_e946 * 32i) + _e948))];
+                                        r71_ = _e954;
+                                        let _e957 = r71_;
+                                        mma_a_local0_[4i] = _e957;
+                                        let _e962 = r63_;
+                                        r72_ = (_e962 + 9i);
+                                        let _e969 = r62_;
+                                        let _e971 = r72_;
+                                        let _e977 = tile1_A_tile[bitcast<u32>(((_e969 * 32i) + _e971))];
+                                        r73_ = _e977;
+                                        let _e980 = r73_;
+                                        mma_a_local0_[5i] = _e980;
+                                        let _e987 = r67_;
+                                        let _e989 = r70_;
+                                        let _e995 = tile1_A_tile[bitcast<u32>(((_e987 * 32i) + _e989))];
+                                        r74_ = _e995;
+                                        let _e998 = r74_;
+                                        mma_a_local0_[6i] = _e998;
+                                        let _e1005 = r67_;
+                                        let _e1007 = r72_;
+                                        let _e1013 = tile1_A_tile[bitcast<u32>(((_e1005 * 32i) + _e1007))];
+                                        r75_ = _e1013;
+                                        let _e1016 = r75_;
+                                        mma_a_local0_[7i] = _e1016;
                                         r76_ = (i32(local_index) % 32i);
-                                        let _e1094 = r76_;
-                                        r77_ = (_e1094 >> bitcast<u32>(2i));
-                                        let _e1100 = r76_;
-                                        r78_ = (_e1100 & 3i);
-                                        let _e1105 = r78_;
-                                        r79_ = (_e1105 << bitcast<u32>(1i));
-                                        let _e1111 = r57_;
-                                        let _e1113 = r79_;
-                                        r80_ = (_e1111 + _e1113);
-                                        let _e1117 = r53_;
-                                        let _e1119 = r77_;
-                                        r81_ = (_e1117 + _e1119);
-                                        let _e1125 = r80_;
-                                        let _e1127 = r81_;
-                                        let _e1133 = tile2_B_tile[bitcast<u32>(((_e1125 * 32i) + _e1127))];
-                                        r82_ = _e1133;
-                                        let _e1136 = r82_;
-                                        mma_b_local1_[0i] = _e1136;
-                                        let _e1141 = r80_;
-                                        r83_ = (_e1141 + 1i);
-                                        let _e1148 = r83_;
-                                        let _e1150 = r81_;
-                                        let _e1156 = tile2_B_tile[bitcast<u32>(((_e1148 * 32i) + _e1150))];
-                                        r84_ = _e1156;
-                                        let _e1159 = r84_;
-                                        mma_b_local1_[1i] = _e1159;
-                                        let _e1164 = r80_;
-                                        r85_ = (_e1164 + 8i);
-                                        let _e1171 = r85_;
-                                        let _e1173 = r81_;
-                                        let _e1179 = tile2_B_tile[bitcast<u32>(((_e1171 * 32i) + _e1173))];
-                                        r86_ = _e1179;
-                                        let _e1182 = r86_;
-                                        mma_b_local1_[2i] = _e1182;
-                                        let _e1187 = r80_;
-                                        r87_ = (_e1187 + 9i);
-                                        let _e1194 = r87_;
-                                        let _e1196 = r81_;
-                                        let _e1202 = tile2_B_tile[bitcast<u32>(((_e1194 * 32i) + _e1196))];
-                                        r88_ = _e1202;
-                                        let _e1205 = r88_;
-                                        mma_b_local1_[3i] = _e1205;
+                                        let _e1026 = r76_;
+                                        r77_ = (_e1026 >> bitcast<u32>(2i));
+                                        let _e1032 = r76_;
+                                        r78_ = (_e1032 & 3i);
+                                        let _e1037 = r78_;
+                                        r79_ = (_e1037 << bitcast<u32>(1i));
+                                        let _e1043 = r57_;
+                                        let _e1045 = r79_;
+                                        r80_ = (_e1043 + _e1045);
+                                        let _e1049 = r53_;
+                                        let _e1051 = r77_;
+                                        r81_ = (_e1049 + _e1051);
+                                        let _e1057 = r80_;
+                                        let _e1059 = r81_;
+                                        let _e1065 = tile2_B_tile[bitcast<u32>(((_e1057 * 32i) + _e1059))];
+                                        r82_ = _e1065;
+                                        let _e1068 = r82_;
+                                        mma_b_local1_[0i] = _e1068;
+                                        let _e1073 = r80_;
+                                        r83_ = (_e1073 + 1i);
+                                        let _e1080 = r83_;
+                                        let _e1082 = r81_;
+                                        let _e1088 = tile2_B_tile[bitcast<u32>(((_e1080 * 32i) + _e1082))];
+                                        r84_ = _e1088;
+                                        let _e1091 = r84_;
+                                        mma_b_local1_[1i] = _e1091;
+                                        let _e1096 = r80_;
+                                        r85_ = (_e1096 + 8i);
+                                        let _e1103 = r85_;
+                                        let _e1105 = r81_;
+                                        let _e1111 = tile2_B_tile[bitcast<u32>(((_e1103 * 32i) + _e1105))];
+                                        r86_ = _e1111;
+                                        let _e1114 = r86_;
+                                        mma_b_local1_[2i] = _e1114;
+                                        let _e1119 = r80_;
+                                        r87_ = (_e1119 + 9i);
+                                        let _e1126 = r87_;
+                                        let _e1128 = r81_;
+                                        let _e1134 = tile2_B_tile[bitcast<u32>(((_e1126 * 32i) + _e1128))];
+                                        r88_ = _e1134;
+                                        let _e1137 = r88_;
+                                        mma_b_local1_[3i] = _e1137;
                                         r152_ = (i32(local_index) % 32i);
-                                        let _e1215 = r152_;
-                                        r153_ = (_e1215 >> bitcast<u32>(2i));
-                                        let _e1221 = r152_;
-                                        r154_ = (_e1221 & 3i);
-                                        let _e1226 = r153_;
-                                        r155_ = (_e1226 << bitcast<u32>(2i));
-                                        let _e1232 = r154_;
-                                        r156_ = (_e1232 << bitcast<u32>(3i));
-                                        let _e1238 = r155_;
-                                        r157_ = (_e1238 + 0i);
-                                        let _e1243 = r156_;
-                                        r158_ = (_e1243 + 0i);
-                                        let _e1248 = r158_;
-                                        r159_ = (_e1248 + 4i);
-                                        let _e1255 = mma_a_local0_[0i];
-                                        r160_ = _e1255;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1258 = r160_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1258);
-                                    let _e1269 = active_533_;
-                                    lane_active[local_index] = u32(_e1269);
-                                    workgroupBarrier();
-                                    let _e1272 = active_533_;
-                                    if _e1272 {
-                                        let _e1278 = i32(local_index);
-                                        let _e1281 = r157_;
-                                        let _e1285 = (((_e1281 % 32i) + 32i) % 32i);
-                                        let _e1290 = ((_e1278 - (i32(local_index) % 32i)) + _e1285);
-                                        let _e1293 = (((_e1285 >= 0i) && (_e1285 < 32i)) && (_e1290 < 256i));
-                                        let _e1294 = select(_e1278, _e1290, _e1293);
-                                        let _e1298 = lane_active[bitcast<u32>(_e1294)];
-                                        let _e1305 = lane_values[bitcast<u32>(_e1294)];
-                                        let _e1309 = lane_values[bitcast<u32>(_e1278)];
-                                        r161_ = bitcast<f32>(select(_e1309, _e1305, (_e1293 && (_e1298 != 0u))));
-                                    }
-                                    let _e1314 = active_533_;
-                                    if _e1314 {
-                                        let _e1316 = r161_;
-                                        r162_ = f32(_e1316);
-                                        let _e1322 = mma_a_local0_[2i];
-                                        r163_ = _e1322;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1325 = r163_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1325);
-                                    let _e1336 = active_533_;
-                                    lane_active[local_index] = u32(_e1336);
-                                    workgroupBarrier();
-                                    let _e1339 = active_533_;
-                                    if _e1339 {
-                                        let _e1345 = i32(local_index);
-                                        let _e1348 = r157_;
-                                        let _e1352 = (((_e1348 % 32i) + 32i) % 32i);
-                                        let _e1357 = ((_e1345 - (i32(local_index) % 32i)) + _e1352);
-                                        let _e1360 = (((_e1352 >= 0i) && (_e1352 < 32i)) && (_e1357 < 256i));
-                                        let _e1361 = select(_e1345, _e1357, _e1360);
-                                        let _e1365 = lane_active[bitcast<u32>(_e1361)];
-                                        let _e1372 = lane_values[bitcast<u32>(_e1361)];
-                                        let _e1376 = lane_values[bitcast<u32>(_e1345)];
-                                        r164_ = bitcast<f32>(select(_e1376, _e1372, (_e1360 && (_e1365 != 0u))));
-                                    }
-                                    let _e1381 = active_533_;
-                                    if _e1381 {
-                                        let _e1383 = r164_;
-                                        r165_ = f32(_e1383);
-                                        let _e1389 = mma_b_local1_[0i];
-                                        r166_ = _e1389;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1392 = r166_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1392);
-                                    let _e1403 = active_533_;
-                                    lane_active[local_index] = u32(_e1403);
-                                    workgroupBarrier();
-                                    let _e1406 = active_533_;
-                                    if _e1406 {
-                                        let _e1412 = i32(local_index);
-                                        let _e1415 = r158_;
-                                        let _e1419 = (((_e1415 % 32i) + 32i) % 32i);
-                                        let _e1424 = ((_e1412 - (i32(local_index) % 32i)) + _e1419);
-                                        let _e1427 = (((_e1419 >= 0i) && (_e1419 < 32i)) && (_e1424 < 256i));
-                                        let _e1428 = select(_e1412, _e1424, _e1427);
-                                        let _e1432 = lane_active[bitcast<u32>(_e1428)];
-                                        let _e1439 = lane_values[bitcast<u32>(_e1428)];
-                                        let _e1443 = lane_values[bitcast<u32>(_e1412)];
-                                        r167_ = bitcast<f32>(select(_e1443, _e1439, (_e1427 && (_e1432 != 0u))));
-                                    }
-                                    let _e1448 = active_533_;
-                                    if _e1448 {
-                                        let _e1450 = r167_;
-                                        r168_ = f32(_e1450);
-                                        let _e1456 = mma_b_local1_[0i];
-                                        r169_ = _e1456;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1459 = r169_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1459);
-                                    let _e1470 = active_533_;
-                                    lane_active[local_index] = u32(_e1470);
-                                    workgroupBarrier();
-                                    let _e1473 = active_533_;
-                                    if _e1473 {
-                                        let _e1479 = i32(local_index);
-                                        let _e1482 = r159_;
-                                        let _e1486 = (((_e1482 % 32i) + 32i) % 32i);
-                                        let _e1491 = ((_e1479 - (i32(local_index) % 32i)) + _e1486);
-                                        let _e1494 = (((_e1486 >= 0i) && (_e1486 < 32i)) && (_e1491 < 256i));
-                                        let _e1495 = select(_e1479, _e1491, _e1494);
-                                        let _e1499 = lane_active[bitcast<u32>(_e1495)];
-                                        let _e1506 = lane_values[bitcast<u32>(_e1495)];
-                                        let _e1510 = lane_values[bitcast<u32>(_e1479)];
-                                        r170_ = bitcast<f32>(select(_e1510, _e1506, (_e1494 && (_e1499 != 0u))));
-                                    }
-                                    let _e1515 = active_533_;
-                                    if _e1515 {
-                                        let _e1517 = r170_;
-                                        r171_ = f32(_e1517);
-                                        let _e1521 = r162_;
-                                        let _e1523 = r168_;
-                                        r172_ = (_e1521 * _e1523);
-                                        let _e1527 = r162_;
-                                        let _e1529 = r171_;
-                                        r173_ = (_e1527 * _e1529);
-                                        let _e1533 = r165_;
-                                        let _e1535 = r168_;
-                                        r174_ = (_e1533 * _e1535);
-                                        let _e1539 = r165_;
-                                        let _e1541 = r171_;
-                                        r175_ = (_e1539 * _e1541);
-                                        let _e1545 = r155_;
-                                        r176_ = (_e1545 + 0i);
-                                        let _e1550 = r156_;
-                                        r177_ = (_e1550 + 0i);
-                                        let _e1555 = r177_;
-                                        r178_ = (_e1555 + 4i);
-                                        let _e1562 = mma_a_local0_[1i];
-                                        r179_ = _e1562;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1565 = r179_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1565);
-                                    let _e1576 = active_533_;
-                                    lane_active[local_index] = u32(_e1576);
-                                    workgroupBarrier();
-                                    let _e1579 = active_533_;
-                                    if _e1579 {
-                                        let _e1585 = i32(local_index);
-                                        let _e1588 = r176_;
-                                        let _e1592 = (((_e1588 % 32i) + 32i) % 32i);
-                                        let _e1597 = ((_e1585 - (i32(local_index) % 32i)) + _e1592);
-                                        let _e1600 = (((_e1592 >= 0i) && (_e1592 < 32i)) && (_e1597 < 256i));
-                                        let _e1601 = select(_e1585, _e1597, _e1600);
-                                        let _e1605 = lane_active[bitcast<u32>(_e1601)];
-                                        let _e1612 = lane_values[bitcast<u32>(_e1601)];
-                                        let _e1616 = lane_values[bitcast<u32>(_e1585)];
-                                        r180_ = bitcast<f32>(select(_e1616, _e1612, (_e1600 && (_e1605 != 0u))));
-                                    }
-                                    let _e1621 = active_533_;
-                                    if _e1621 {
-                                        let _e1623 = r180_;
-                                        r181_ = f32(_e1623);
-                                        let _e1629 = mma_a_local0_[3i];
-                                        r182_ = _e1629;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1632 = r182_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1632);
-                                    let _e1643 = active_533_;
-                                    lane_active[local_index] = u32(_e1643);
-                                    workgroupBarrier();
-                                    let _e1646 = active_533_;
-                                    if _e1646 {
-                                        let _e1652 = i32(local_index);
-                                        let _e1655 = r176_;
-                                        let _e1659 = (((_e1655 % 32i) + 32i) % 32i);
-                                        let _e1664 = ((_e1652 - (i32(local_index) % 32i)) + _e1659);
-                                        let _e1667 = (((_e1659 >= 0i) && (_e1659 < 32i)) && (_e1664 < 256i));
-                                        let _e1668 = select(_e1652, _e1664, _e1667);
-                                        let _e1672 = lane_active[bitcast<u32>(_e1668)];
-                                        let _e1679 = lane_values[bitcast<u32>(_e1668)];
-                                        let _e1683 = lane_values[bitcast<u32>(_e1652)];
-                                        r183_ = bitcast<f32>(select(_e1683, _e1679, (_e1667 && (_e1672 != 0u))));
-                                    }
-                                    let _e1688 = active_533_;
-                                    if _e1688 {
-                                        let _e1690 = r183_;
-                                        r184_ = f32(_e1690);
-                                        let _e1696 = mma_b_local1_[1i];
-                                        r185_ = _e1696;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1699 = r185_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1699);
-                                    let _e1710 = active_533_;
-                                    lane_active[local_index] = u32(_e1710);
-                                    workgroupBarrier();
-                                    let _e1713 = active_533_;
-                                    if _e1713 {
-                                        let _e1719 = i32(local_index);
-                                        let _e1722 = r177_;
-                                        let _e1726 = (((_e1722 % 32i) + 32i) % 32i);
-                                        let _e1731 = ((_e1719 - (i32(local_index) % 32i)) + _e1726);
-                                        let _e1734 = (((_e1726 >= 0i) && (_e1726 < 32i)) && (_e1731 < 256i));
-                                        let _e1735 = select(_e1719, _e1731, _e1734);
-                                        let _e1739 = lane_active[bitcast<u32>(_e1735)];
-                                        let _e1746 = lane_values[bitcast<u32>(_e1735)];
-                                        let _e1750 = lane_values[bitcast<u32>(_e1719)];
-                                        r186_ = bitcast<f32>(select(_e1750, _e1746, (_e1734 && (_e1739 != 0u))));
-                                    }
-                                    let _e1755 = active_533_;
-                                    if _e1755 {
-                                        let _e1757 = r186_;
-                                        r187_ = f32(_e1757);
-                                        let _e1763 = mma_b_local1_[1i];
-                                        r188_ = _e1763;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1766 = r188_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1766);
-                                    let _e1777 = active_533_;
-                                    lane_active[local_index] = u32(_e1777);
-                                    workgroupBarrier();
-                                    let _e1780 = active_533_;
-                                    if _e1780 {
-                                        let _e1786 = i32(local_index);
-                                        let _e1789 = r178_;
-                                        let _e1793 = (((_e1789 % 32i) + 32i) % 32i);
-                                        let _e1798 = ((_e1786 - (i32(local_index) % 32i)) + _e1793);
-                                        let _e1801 = (((_e1793 >= 0i) && (_e1793 < 32i)) && (_e1798 < 256i));
-                                        let _e1802 = select(_e1786, _e1798, _e1801);
-                                        let _e1806 = lane_active[bitcast<u32>(_e1802)];
-                                        let _e1813 = lane_values[bitcast<u32>(_e1802)];
-                                        let _e1817 = lane_values[bitcast<u32>(_e1786)];
-                                        r189_ = bitcast<f32>(select(_e1817, _e1813, (_e1801 && (_e1806 != 0u))));
-                                    }
-                                    let _e1822 = active_533_;
-                                    if _e1822 {
-                                        let _e1824 = r189_;
-                                        r190_ = f32(_e1824);
-                                        let _e1828 = r181_;
-                                        let _e1830 = r187_;
-                                        r191_ = (_e1828 * _e1830);
-                                        let _e1834 = r172_;
-                                        let _e1836 = r191_;
-                                        r192_ = (_e1834 + _e1836);
-                                        let _e1840 = r181_;
-                                        let _e1842 = r190_;
-                                        r193_ = (_e1840 * _e1842);
-                                        let _e1846 = r173_;
-                                        let _e1848 = r193_;
-                                        r194_ = (_e1846 + _e1848);
-                                        let _e1852 = r184_;
-                                        let _e1854 = r187_;
-                                        r195_ = (_e1852 * _e1854);
-                                        let _e1858 = r174_;
-                                        let _e1860 = r195_;
-                                        r196_ = (_e1858 + _e1860);
-                                        let _e1864 = r184_;
-                                        let _e1866 = r190_;
-                                        r197_ = (_e1864 * _e1866);
-                                        let _e1870 = r175_;
-                                        let _e1872 = r197_;
-                                        r198_ = (_e1870 + _e1872);
-                                        let _e1876 = r155_;
-                                        r199_ = (_e1876 + 1i);
-                                        let _e1881 = r156_;
-                                        r200_ = (_e1881 + 1i);
-                                        let _e1886 = r200_;
-                                        r201_ = (_e1886 + 4i);
-                                        let _e1893 = mma_a_local0_[0i];
-                                        r202_ = _e1893;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1896 = r202_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1896);
-                                    let _e1907 = active_533_;
-                                    lane_active[local_index] = u32(_e1907);
-                                    workgroupBarrier();
-                                    let _e1910 = active_533_;
-                                    if _e1910 {
-                                        let _e1916 = i32(local_index);
-                                        let _e1919 = r199_;
-                                        let _e1923 = (((_e1919 % 32i) + 32i) % 32i);
-                                        let _e1928 = ((_e1916 - (i32(local_index) % 32i)) + _e1923);
-                                        let _e1931 = (((_e1923 >= 0i) && (_e1923 < 32i)) && (_e1928 < 256i));
-                                        let _e1932 = select(_e1916, _e1928, _e1931);
-                                        let _e1936 = lane_active[bitcast<u32>(_e1932)];
-                                        let _e1943 = lane_values[bitcast<u32>(_e1932)];
-                                        let _e1947 = lane_values[bitcast<u32>(_e1916)];
-                                        r203_ = bitcast<f32>(select(_e1947, _e1943, (_e1931 && (_e1936 != 0u))));
-                                    }
-                                    let _e1952 = active_533_;
-                                    if _e1952 {
-                                        let _e1954 = r203_;
-                                        r204_ = f32(_e1954);
-                                        let _e1960 = mma_a_local0_[2i];
-                                        r205_ = _e1960;
-                                    }
-                                    workgroupBarrier();
-                                    let _e1963 = r205_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1963);
-                                    let _e1974 = active_533_;
-                                    lane_active[local_index] = u32(_e1974);
-                                    workgroupBarrier();
-                                    let _e1977 = active_533_;
-                                    if _e1977 {
-                                        let _e1983 = i32(local_index);
-                                        let _e1986 = r199_;
-                                        let _e1990 = (((_e1986 % 32i) + 32i) % 32i);
-                                        let _e1995 = ((_e1983 - (i32(local_index) % 32i)) + _e1990);
-                                        let _e1998 = (((_e1990 >= 0i) && (_e1990 < 32i)) && (_e1995 < 256i));
-                                        let _e1999 = select(_e1983, _e1995, _e1998);
-                                        let _e2003 = lane_active[bitcast<u32>(_e1999)];
-                                        let _e2010 = lane_values[bitcast<u32>(_e1999)];
-                                        let _e2014 = lane_values[bitcast<u32>(_e1983)];
-                                        r206_ = bitcast<f32>(select(_e2014, _e2010, (_e1998 && (_e2003 != 0u))));
-                                    }
-                                    let _e2019 = active_533_;
-                                    if _e2019 {
-                                        let _e2021 = r206_;
-                                        r207_ = f32(_e2021);
-                                        let _e2027 = mma_b_local1_[0i];
-                                        r208_ = _e2027;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2030 = r208_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2030);
-                                    let _e2041 = active_533_;
-                                    lane_active[local_index] = u32(_e2041);
-                                    workgroupBarrier();
-                                    let _e2044 = active_533_;
-                                    if _e2044 {
-                                        let _e2050 = i32(local_index);
-                                        let _e2053 = r200_;
-                                        let _e2057 = (((_e2053 % 32i) + 32i) % 32i);
-                                        let _e2062 = ((_e2050 - (i32(local_index) % 32i)) + _e2057);
-                                        let _e2065 = (((_e2057 >= 0i) && (_e2057 < 32i)) && (_e2062 < 256i));
-                                        let _e2066 = select(_e2050, _e2062, _e2065);
-                                        let _e2070 = lane_active[bitcast<u32>(_e2066)];
-                                        let _e2077 = lane_values[bitcast<u32>(_e2066)];
-                                        let _e2081 = lane_values[bitcast<u32>(_e2050)];
-                                        r209_ = bitcast<f32>(select(_e2081, _e2077, (_e2065 && (_e2070 != 0u))));
-                                    }
-                                    let _e2086 = active_533_;
-                                    if _e2086 {
-                                        let _e2088 = r209_;
-                                        r210_ = f32(_e2088);
-                                        let _e2094 = mma_b_local1_[0i];
-                                        r211_ = _e2094;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2097 = r211_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2097);
-                                    let _e2108 = active_533_;
-                                    lane_active[local_index] = u32(_e2108);
-                                    workgroupBarrier();
-                                    let _e2111 = active_533_;
-                                    if _e2111 {
-                                        let _e2117 = i32(local_index);
-                                        let _e2120 = r201_;
-                                        let _e2124 = (((_e2120 % 32i) + 32i) % 32i);
-                                        let _e2129 = ((_e2117 - (i32(local_index) % 32i)) + _e2124);
-                                        let _e2132 = (((_e2124 >= 0i) && (_e2124 < 32i)) && (_e2129 < 256i));
-                                        let _e2133 = select(_e2117, _e2129, _e2132);
-                                        let _e2137 = lane_active[bitcast<u32>(_e2133)];
-                                        let _e2144 = lane_values[bitcast<u32>(_e2133)];
-                                        let _e2148 = lane_values[bitcast<u32>(_e2117)];
-                                        r212_ = bitcast<f32>(select(_e2148, _e2144, (_e2132 && (_e2137 != 0u))));
-                                    }
-                                    let _e2153 = active_533_;
-                                    if _e2153 {
-                                        let _e2155 = r212_;
-                                        r213_ = f32(_e2155);
-                                        let _e2159 = r204_;
-                                        let _e2161 = r210_;
-                                        r214_ = (_e2159 * _e2161);
-                                        let _e2165 = r192_;
-                                        let _e2167 = r214_;
-                                        r215_ = (_e2165 + _e2167);
-                                        let _e2171 = r204_;
-                                        let _e2173 = r213_;
-                                        r216_ = (_e2171 * _e2173);
-                                        let _e2177 = r194_;
-                                        let _e2179 = r216_;
-                                        r217_ = (_e2177 + _e2179);
-                                        let _e2183 = r207_;
-                                        let _e2185 = r210_;
-                                        r218_ = (_e2183 * _e2185);
-                                        let _e2189 = r196_;
-                                        let _e2191 = r218_;
-                                        r219_ = (_e2189 + _e2191);
-                                        let _e2195 = r207_;
-                                        let _e2197 = r213_;
-                                        r220_ = (_e2195 * _e2197);
-                                        let _e2201 = r198_;
-                                        let _e2203 = r220_;
-                                        r221_ = (_e2201 + _e2203);
-                                        let _e2207 = r155_;
-                                        r222_ = (_e2207 + 1i);
-                                        let _e2212 = r156_;
-                                        r223_ = (_e2212 + 1i);
-                                        let _e2217 = r223_;
-                                        r224_ = (_e2217 + 4i);
-                                        let _e2224 = mma_a_local0_[1i];
-                                        r225_ = _e2224;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2227 = r225_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2227);
-                                    let _e2238 = active_533_;
-                                    lane_active[local_index] = u32(_e2238);
-                                    workgroupBarrier();
-                                    let _e2241 = active_533_;
-                                    if _e2241 {
-                                        let _e2247 = i32(local_index);
-                                        let _e2250 = r222_;
-                                        let _e2254 = (((_e2250 % 32i) + 32i) % 32i);
-                                        let _e2259 = ((_e2247 - (i32(local_index) % 32i)) + _e2254);
-                                        let _e2262 = (((_e2254 >= 0i) && (_e2254 < 32i)) && (_e2259 < 256i));
-                                        let _e2263 = select(_e2247, _e2259, _e2262);
-                                        let _e2267 = lane_active[bitcast<u32>(_e2263)];
-                                        let _e2274 = lane_values[bitcast<u32>(_e2263)];
-                                        let _e2278 = lane_values[bitcast<u32>(_e2247)];
-                                        r226_ = bitcast<f32>(select(_e2278, _e2274, (_e2262 && (_e2267 != 0u))));
-                                    }
-                                    let _e2283 = active_533_;
-                                    if _e2283 {
-                                        let _e2285 = r226_;
-                                        r227_ = f32(_e2285);
-                                        let _e2291 = mma_a_local0_[3i];
-                                        r228_ = _e2291;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2294 = r228_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2294);
-                                    let _e2305 = active_533_;
-                                    lane_active[local_index] = u32(_e2305);
-                                    workgroupBarrier();
-                                    let _e2308 = active_533_;
-                                    if _e2308 {
-                                        let _e2314 = i32(local_index);
-                                        let _e2317 = r222_;
-                                        let _e2321 = (((_e2317 % 32i) + 32i) % 32i);
-                                        let _e2326 = ((_e2314 - (i32(local_index) % 32i)) + _e2321);
-                                        let _e2329 = (((_e2321 >= 0i) && (_e2321 < 32i)) && (_e2326 < 256i));
-                                        let _e2330 = select(_e2314, _e2326, _e2329);
-                                        let _e2334 = lane_active[bitcast<u32>(_e2330)];
-                                        let _e2341 = lane_values[bitcast<u32>(_e2330)];
-                                        let _e2345 = lane_values[bitcast<u32>(_e2314)];
-                                        r229_ = bitcast<f32>(select(_e2345, _e2341, (_e2329 && (_e2334 != 0u))));
-                                    }
-                                    let _e2350 = active_533_;
-                                    if _e2350 {
-                                        let _e2352 = r229_;
-                                        r230_ = f32(_e2352);
-                                        let _e2358 = mma_b_local1_[1i];
-                                        r231_ = _e2358;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2361 = r231_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2361);
-                                    let _e2372 = active_533_;
-                                    lane_active[local_index] = u32(_e2372);
-                                    workgroupBarrier();
-                                    let _e2375 = active_533_;
-                                    if _e2375 {
-                                        let _e2381 = i32(local_index);
-                                        let _e2384 = r223_;
-                                        let _e2388 = (((_e2384 % 32i) + 32i) % 32i);
-                                        let _e2393 = ((_e2381 - (i32(local_index) % 32i)) + _e2388);
-                                        let _e2396 = (((_e2388 >= 0i) && (_e2388 < 32i)) && (_e2393 < 256i));
-                                        let _e2397 = select(_e2381, _e2393, _e2396);
-                                        let _e2401 = lane_active[bitcast<u32>(_e2397)];
-                                        let _e2408 = lane_values[bitcast<u32>(_e2397)];
-                                        let _e2412 = lane_values[bitcast<u32>(_e2381)];
-                                        r232_ = bitcast<f32>(select(_e2412, _e2408, (_e2396 && (_e2401 != 0u))));
-                                    }
-                                    let _e2417 = active_533_;
-                                    if _e2417 {
-                                        let _e2419 = r232_;
-                                        r233_ = f32(_e2419);
-                                        let _e2425 = mma_b_local1_[1i];
-                                        r234_ = _e2425;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2428 = r234_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2428);
-                                    let _e2439 = active_533_;
-                                    lane_active[local_index] = u32(_e2439);
-                                    workgroupBarrier();
-                                    let _e2442 = active_533_;
-                                    if _e2442 {
-                                        let _e2448 = i32(local_index);
-                                        let _e2451 = r224_;
-                                        let _e2455 = (((_e2451 % 32i) + 32i) % 32i);
-                                        let _e2460 = ((_e2448 - (i32(local_index) % 32i)) + _e2455);
-                                        let _e2463 = (((_e2455 >= 0i) && (_e2455 < 32i)) && (_e2460 < 256i));
-                                        let _e2464 = select(_e2448, _e2460, _e2463);
-                                        let _e2468 = lane_active[bitcast<u32>(_e2464)];
-                                        let _e2475 = lane_values[bitcast<u32>(_e2464)];
-                                        let _e2479 = lane_values[bitcast<u32>(_e2448)];
-                                        r235_ = bitcast<f32>(select(_e2479, _e2475, (_e2463 && (_e2468 != 0u))));
-                                    }
-                                    let _e2484 = active_533_;
-                                    if _e2484 {
-                                        let _e2486 = r235_;
-                                        r236_ = f32(_e2486);
-                                        let _e2490 = r227_;
-                                        let _e2492 = r233_;
-                                        r237_ = (_e2490 * _e2492);
-                                        let _e2496 = r215_;
-                                        let _e2498 = r237_;
-                                        r238_ = (_e2496 + _e2498);
-                                        let _e2502 = r227_;
-                                        let _e2504 = r236_;
-                                        r239_ = (_e2502 * _e2504);
-                                        let _e2508 = r217_;
-                                        let _e2510 = r239_;
-                                        r240_ = (_e2508 + _e2510);
-                                        let _e2514 = r230_;
-                                        let _e2516 = r233_;
-                                        r241_ = (_e2514 * _e2516);
-                                        let _e2520 = r219_;
-                                        let _e2522 = r241_;
-                                        r242_ = (_e2520 + _e2522);
-                                        let _e2526 = r230_;
-                                        let _e2528 = r236_;
-                                        r243_ = (_e2526 * _e2528);
-                                        let _e2532 = r221_;
-                                        let _e2534 = r243_;
-                                        r244_ = (_e2532 + _e2534);
-                                        let _e2538 = r155_;
-                                        r245_ = (_e2538 + 2i);
-                                        let _e2543 = r156_;
-                                        r246_ = (_e2543 + 2i);
-                                        let _e2548 = r246_;
-                                        r247_ = (_e2548 + 4i);
-                                        let _e2555 = mma_a_local0_[0i];
-                                        r248_ = _e2555;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2558 = r248_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2558);
-                                    let _e2569 = active_533_;
-                                    lane_active[local_index] = u32(_e2569);
-                                    workgroupBarrier();
-                                    let _e2572 = active_533_;
-                                    if _e2572 {
-                                        let _e2578 = i32(local_index);
-                                        let _e2581 = r245_;
-                                        let _e2585 = (((_e2581 % 32i) + 32i) % 32i);
-                                        let _e2590 = ((_e2578 - (i32(local_index) % 32i)) + _e2585);
-                                        let _e2593 = (((_e2585 >= 0i) && (_e2585 < 32i)) && (_e2590 < 256i));
-                                        let _e2594 = select(_e2578, _e2590, _e2593);
-                                        let _e2598 = lane_active[bitcast<u32>(_e2594)];
-                                        let _e2605 = lane_values[bitcast<u32>(_e2594)];
-                                        let _e2609 = lane_values[bitcast<u32>(_e2578)];
-                                        r249_ = bitcast<f32>(select(_e2609, _e2605, (_e2593 && (_e2598 != 0u))));
-                                    }
-                                    let _e2614 = active_533_;
-                                    if _e2614 {
-                                        let _e2616 = r249_;
-                                        r250_ = f32(_e2616);
-                                        let _e2622 = mma_a_local0_[2i];
-                                        r251_ = _e2622;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2625 = r251_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2625);
-                                    let _e2636 = active_533_;
-                                    lane_active[local_index] = u32(_e2636);
-                                    workgroupBarrier();
-                                    let _e2639 = active_533_;
-                                    if _e2639 {
-                                        let _e2645 = i32(local_index);
-                                        let _e2648 = r245_;
-                                        let _e2652 = (((_e2648 % 32i) + 32i) % 32i);
-                                        let _e2657 = ((_e2645 - (i32(local_index) % 32i)) + _e2652);
-                                        let _e2660 = (((_e2652 >= 0i) && (_e2652 < 32i)) && (_e2657 < 256i));
-                                        let _e2661 = select(_e2645, _e2657, _e2660);
-                                        let _e2665 = lane_active[bitcast<u32>(_e2661)];
-                                        let _e2672 = lane_values[bitcast<u32>(_e2661)];
-                                        let _e2676 = lane_values[bitcast<u32>(_e2645)];
-                                        r252_ = bitcast<f32>(select(_e2676, _e2672, (_e2660 && (_e2665 != 0u))));
-                                    }
-                                    let _e2681 = active_533_;
-                                    if _e2681 {
-                                        let _e2683 = r252_;
-                                        r253_ = f32(_e2683);
-                                        let _e2689 = mma_b_local1_[0i];
-                                        r254_ = _e2689;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2692 = r254_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2692);
-                                    let _e2703 = active_533_;
-                                    lane_active[local_index] = u32(_e2703);
-                                    workgroupBarrier();
-                                    let _e2706 = active_533_;
-                                    if _e2706 {
-                                        let _e2712 = i32(local_index);
-                                        let _e2715 = r246_;
-                                        let _e2719 = (((_e2715 % 32i) + 32i) % 32i);
-                                        let _e2724 = ((_e2712 - (i32(local_index) % 32i)) + _e2719);
-                                        let _e2727 = (((_e2719 >= 0i) && (_e2719 < 32i)) && (_e2724 < 256i));
-                                        let _e2728 = select(_e2712, _e2724, _e2727);
-                                        let _e2732 = lane_active[bitcast<u32>(_e2728)];
-                                        let _e2739 = lane_values[bitcast<u32>(_e2728)];
-                                        let _e2743 = lane_values[bitcast<u32>(_e2712)];
-                                        r255_ = bitcast<f32>(select(_e2743, _e2739, (_e2727 && (_e2732 != 0u))));
-                                    }
-                                    let _e2748 = active_533_;
-                                    if _e2748 {
-                                        let _e2750 = r255_;
-                                        r256_ = f32(_e2750);
-                                        let _e2756 = mma_b_local1_[0i];
-                                        r257_ = _e2756;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2759 = r257_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2759);
-                                    let _e2770 = active_533_;
-                                    lane_active[local_index] = u32(_e2770);
-                                    workgroupBarrier();
-                                    let _e2773 = active_533_;
-                                    if _e2773 {
-                                        let _e2779 = i32(local_index);
-                                        let _e2782 = r247_;
-                                        let _e2786 = (((_e2782 % 32i) + 32i) % 32i);
-                                        let _e2791 = ((_e2779 - (i32(local_index) % 32i)) + _e2786);
-                                        let _e2794 = (((_e2786 >= 0i) && (_e2786 < 32i)) && (_e2791 < 256i));
-                                        let _e2795 = select(_e2779, _e2791, _e2794);
-                                        let _e2799 = lane_active[bitcast<u32>(_e2795)];
-                                        let _e2806 = lane_values[bitcast<u32>(_e2795)];
-                                        let _e2810 = lane_values[bitcast<u32>(_e2779)];
-                                        r258_ = bitcast<f32>(select(_e2810, _e2806, (_e2794 && (_e2799 != 0u))));
-                                    }
-                                    let _e2815 = active_533_;
-                                    if _e2815 {
-                                        let _e2817 = r258_;
-                                        r259_ = f32(_e2817);
-                                        let _e2821 = r250_;
-                                        let _e2823 = r256_;
-                                        r260_ = (_e2821 * _e2823);
-                                        let _e2827 = r238_;
-                                        let _e2829 = r260_;
-                                        r261_ = (_e2827 + _e2829);
-                                        let _e2833 = r250_;
-                                        let _e2835 = r259_;
-                                        r262_ = (_e2833 * _e2835);
-                                        let _e2839 = r240_;
-                                        let _e2841 = r262_;
-                                        r263_ = (_e2839 + _e2841);
-                                        let _e2845 = r253_;
-                                        let _e2847 = r256_;
-                                        r264_ = (_e2845 * _e2847);
-                                        let _e2851 = r242_;
-                                        let _e2853 = r264_;
-                                        r265_ = (_e2851 + _e2853);
-                                        let _e2857 = r253_;
-                                        let _e2859 = r259_;
-                                        r266_ = (_e2857 * _e2859);
-                                        let _e2863 = r244_;
-                                        let _e2865 = r266_;
-                                        r267_ = (_e2863 + _e2865);
-                                        let _e2869 = r155_;
-                                        r268_ = (_e2869 + 2i);
-                                        let _e2874 = r156_;
-                                        r269_ = (_e2874 + 2i);
-                                        let _e2879 = r269_;
-                                        r270_ = (_e2879 + 4i);
-                                        let _e2886 = mma_a_local0_[1i];
-                                        r271_ = _e2886;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2889 = r271_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2889);
-                                    let _e2900 = active_533_;
-                                    lane_active[local_index] = u32(_e2900);
-                                    workgroupBarrier();
-                                    let _e2903 = active_533_;
-                                    if _e2903 {
-                                        let _e2909 = i32(local_index);
-                                        let _e2912 = r268_;
-                                        let _e2916 = (((_e2912 % 32i) + 32i) % 32i);
-                                        let _e2921 = ((_e2909 - (i32(local_index) % 32i)) + _e2916);
-                                        let _e2924 = (((_e2916 >= 0i) && (_e2916 < 32i)) && (_e2921 < 256i));
-                                        let _e2925 = select(_e2909, _e2921, _e2924);
-                                        let _e2929 = lane_active[bitcast<u32>(_e2925)];
-                                        let _e2936 = lane_values[bitcast<u32>(_e2925)];
-                                        let _e2940 = lane_values[bitcast<u32>(_e2909)];
-                                        r272_ = bitcast<f32>(select(_e2940, _e2936, (_e2924 && (_e2929 != 0u))));
-                                    }
-                                    let _e2945 = active_533_;
-                                    if _e2945 {
-                                        let _e2947 = r272_;
-                                        r273_ = f32(_e2947);
-                                        let _e2953 = mma_a_local0_[3i];
-                                        r274_ = _e2953;
-                                    }
-                                    workgroupBarrier();
-                                    let _e2956 = r274_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2956);
-                                    let _e2967 = active_533_;
-                                    lane_active[local_index] = u32(_e2967);
-                                    workgroupBarrier();
-                                    let _e2970 = active_533_;
-                                    if _e2970 {
-                                        let _e2976 = i32(local_index);
-                                        let _e2979 = r268_;
-                                        let _e2983 = (((_e2979 % 32i) + 32i) % 32i);
-                                        let _e2988 = ((_e2976 - (i32(local_index) % 32i)) + _e2983);
-                                        let _e2991 = (((_e2983 >= 0i) && (_e2983 < 32i)) && (_e2988 < 256i));
-                                        let _e2992 = select(_e2976, _e2988, _e2991);
-                                        let _e2996 = lane_active[bitcast<u32>(_e2992)];
-                                        let _e3003 = lane_values[bitcast<u32>(_e2992)];
-                                        let _e3007 = lane_values[bitcast<u32>(_e2976)];
-                                        r275_ = bitcast<f32>(select(_e3007, _e3003, (_e2991 && (_e2996 != 0u))));
-                                    }
-                                    let _e3012 = active_533_;
-                                    if _e3012 {
-                                        let _e3014 = r275_;
-                                        r276_ = f32(_e3014);
-                                        let _e3020 = mma_b_local1_[1i];
-                                        r277_ = _e3020;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3023 = r277_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3023);
-                                    let _e3034 = active_533_;
-                                    lane_active[local_index] = u32(_e3034);
-                                    workgroupBarrier();
-                                    let _e3037 = active_533_;
-                                    if _e3037 {
-                                        let _e3043 = i32(local_index);
-                                        let _e3046 = r269_;
-                                        let _e3050 = (((_e3046 % 32i) + 32i) % 32i);
-                                        let _e3055 = ((_e3043 - (i32(local_index) % 32i)) + _e3050);
-                                        let _e3058 = (((_e3050 >= 0i) && (_e3050 < 32i)) && (_e3055 < 256i));
-                                        let _e3059 = select(_e3043, _e3055, _e3058);
-                                        let _e3063 = lane_active[bitcast<u32>(_e3059)];
-                                        let _e3070 = lane_values[bitcast<u32>(_e3059)];
-                                        let _e3074 = lane_values[bitcast<u32>(_e3043)];
-                                        r278_ = bitcast<f32>(select(_e3074, _e3070, (_e3058 && (_e3063 != 0u))));
-                                    }
-                                    let _e3079 = active_533_;
-                                    if _e3079 {
-                                        let _e3081 = r278_;
-                                        r279_ = f32(_e3081);
-                                        let _e3087 = mma_b_local1_[1i];
-                                        r280_ = _e3087;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3090 = r280_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3090);
-                                    let _e3101 = active_533_;
-                                    lane_active[local_index] = u32(_e3101);
-                                    workgroupBarrier();
-                                    let _e3104 = active_533_;
-                                    if _e3104 {
-                                        let _e3110 = i32(local_index);
-                                        let _e3113 = r270_;
-                                        let _e3117 = (((_e3113 % 32i) + 32i) % 32i);
-                                        let _e3122 = ((_e3110 - (i32(local_index) % 32i)) + _e3117);
-                                        let _e3125 = (((_e3117 >= 0i) && (_e3117 < 32i)) && (_e3122 < 256i));
-                                        let _e3126 = select(_e3110, _e3122, _e3125);
-                                        let _e3130 = lane_active[bitcast<u32>(_e3126)];
-                                        let _e3137 = lane_values[bitcast<u32>(_e3126)];
-                                        let _e3141 = lane_values[bitcast<u32>(_e3110)];
-                                        r281_ = bitcast<f32>(select(_e3141, _e3137, (_e3125 && (_e3130 != 0u))));
-                                    }
-                                    let _e3146 = active_533_;
-                                    if _e3146 {
-                                        let _e3148 = r281_;
-                                        r282_ = f32(_e3148);
-                                        let _e3152 = r273_;
-                                        let _e3154 = r279_;
-                                        r283_ = (_e3152 * _e3154);
-                                        let _e3158 = r261_;
-                                        let _e3160 = r283_;
-                                        r284_ = (_e3158 + _e3160);
-                                        let _e3164 = r273_;
-                                        let _e3166 = r282_;
-                                        r285_ = (_e3164 * _e3166);
-                                        let _e3170 = r263_;
-                                        let _e3172 = r285_;
-                                        r286_ = (_e3170 + _e3172);
-                                        let _e3176 = r276_;
-                                        let _e3178 = r279_;
-                                        r287_ = (_e3176 * _e3178);
-                                        let _e3182 = r265_;
-                                        let _e3184 = r287_;
-                                        r288_ = (_e3182 + _e3184);
-                                        let _e3188 = r276_;
-                                        let _e3190 = r282_;
-                                        r289_ = (_e3188 * _e3190);
-                                        let _e3194 = r267_;
-                                        let _e3196 = r289_;
-                                        r290_ = (_e3194 + _e3196);
-                                        let _e3200 = r155_;
-                                        r291_ = (_e3200 + 3i);
-                                        let _e3205 = r156_;
-                                        r292_ = (_e3205 + 3i);
-                                        let _e3210 = r292_;
-                                        r293_ = (_e3210 + 4i);
-                                        let _e3217 = mma_a_local0_[0i];
-                                        r294_ = _e3217;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3220 = r294_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3220);
-                                    let _e3231 = active_533_;
-                                    lane_active[local_index] = u32(_e3231);
-                                    workgroupBarrier();
-                                    let _e3234 = active_533_;
-                                    if _e3234 {
-                                        let _e3240 = i32(local_index);
-                                        let _e3243 = r291_;
-                                        let _e3247 = (((_e3243 % 32i) + 32i) % 32i);
-                                        let _e3252 = ((_e3240 - (i32(local_index) % 32i)) + _e3247);
-                                        let _e3255 = (((_e3247 >= 0i) && (_e3247 < 32i)) && (_e3252 < 256i));
-                                        let _e3256 = select(_e3240, _e3252, _e3255);
-                                        let _e3260 = lane_active[bitcast<u32>(_e3256)];
-                                        let _e3267 = lane_values[bitcast<u32>(_e3256)];
-                                        let _e3271 = lane_values[bitcast<u32>(_e3240)];
-                                        r295_ = bitcast<f32>(select(_e3271, _e3267, (_e3255 && (_e3260 != 0u))));
-                                    }
-                                    let _e3276 = active_533_;
-                                    if _e3276 {
-                                        let _e3278 = r295_;
-                                        r296_ = f32(_e3278);
-                                        let _e3284 = mma_a_local0_[2i];
-                                        r297_ = _e3284;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3287 = r297_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3287);
-                                    let _e3298 = active_533_;
-                                    lane_active[local_index] = u32(_e3298);
-                                    workgroupBarrier();
-                                    let _e3301 = active_533_;
-                                    if _e3301 {
-                                        let _e3307 = i32(local_index);
-                                        let _e3310 = r291_;
-                                        let _e3314 = (((_e3310 % 32i) + 32i) % 32i);
-                                        let _e3319 = ((_e3307 - (i32(local_index) % 32i)) + _e3314);
-                                        let _e3322 = (((_e3314 >= 0i) && (_e3314 < 32i)) && (_e3319 < 256i));
-                                        let _e3323 = select(_e3307, _e3319, _e3322);
-                                        let _e3327 = lane_active[bitcast<u32>(_e3323)];
-                                        let _e3334 = lane_values[bitcast<u32>(_e3323)];
-                                        let _e3338 = lane_values[bitcast<u32>(_e3307)];
-                                        r298_ = bitcast<f32>(select(_e3338, _e3334, (_e3322 && (_e3327 != 0u))));
-                                    }
-                                    let _e3343 = active_533_;
-                                    if _e3343 {
-                                        let _e3345 = r298_;
-                                        r299_ = f32(_e3345);
-                                        let _e3351 = mma_b_local1_[0i];
-                                        r300_ = _e3351;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3354 = r300_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3354);
-                                    let _e3365 = active_533_;
-                                    lane_active[local_index] = u32(_e3365);
-                                    workgroupBarrier();
-                                    let _e3368 = active_533_;
-                                    if _e3368 {
-                                        let _e3374 = i32(local_index);
-                                        let _e3377 = r292_;
-                                        let _e3381 = (((_e3377 % 32i) + 32i) % 32i);
-                                        let _e3386 = ((_e3374 - (i32(local_index) % 32i)) + _e3381);
-                                        let _e3389 = (((_e3381 >= 0i) && (_e3381 < 32i)) && (_e3386 < 256i));
-                                        let _e3390 = select(_e3374, _e3386, _e3389);
-                                        let _e3394 = lane_active[bitcast<u32>(_e3390)];
-                                        let _e3401 = lane_values[bitcast<u32>(_e3390)];
-                                        let _e3405 = lane_values[bitcast<u32>(_e3374)];
-                                        r301_ = bitcast<f32>(select(_e3405, _e3401, (_e3389 && (_e3394 != 0u))));
-                                    }
-                                    let _e3410 = active_533_;
-                                    if _e3410 {
-                                        let _e3412 = r301_;
-                                        r302_ = f32(_e3412);
-                                        let _e3418 = mma_b_local1_[0i];
-                                        r303_ = _e3418;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3421 = r303_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3421);
-                                    let _e3432 = active_533_;
-                                    lane_active[local_index] = u32(_e3432);
-                                    workgroupBarrier();
-                                    let _e3435 = active_533_;
-                                    if _e3435 {
-                                        let _e3441 = i32(local_index);
-                                        let _e3444 = r293_;
-                                        let _e3448 = (((_e3444 % 32i) + 32i) % 32i);
-                                        let _e3453 = ((_e3441 - (i32(local_index) % 32i)) + _e3448);
-                                        let _e3456 = (((_e3448 >= 0i) && (_e3448 < 32i)) && (_e3453 < 256i));
-                                        let _e3457 = select(_e3441, _e3453, _e3456);
-                                        let _e3461 = lane_active[bitcast<u32>(_e3457)];
-                                        let _e3468 = lane_values[bitcast<u32>(_e3457)];
-                                        let _e3472 = lane_values[bitcast<u32>(_e3441)];
-                                        r304_ = bitcast<f32>(select(_e3472, _e3468, (_e3456 && (_e3461 != 0u))));
-                                    }
-                                    let _e3477 = active_533_;
-                                    if _e3477 {
-                                        let _e3479 = r304_;
-                                        r305_ = f32(_e3479);
-                                        let _e3483 = r296_;
-                                        let _e3485 = r302_;
-                                        r306_ = (_e3483 * _e3485);
-                                        let _e3489 = r284_;
-                                        let _e3491 = r306_;
-                                        r307_ = (_e3489 + _e3491);
-                                        let _e3495 = r296_;
-                                        let _e3497 = r305_;
-                                        r308_ = (_e3495 * _e3497);
-                                        let _e3501 = r286_;
-                                        let _e3503 = r308_;
-                                        r309_ = (_e3501 + _e3503);
-                                        let _e3507 = r299_;
-                                        let _e3509 = r302_;
-                                        r310_ = (_e3507 * _e3509);
-                                        let _e3513 = r288_;
-                                        let _e3515 = r310_;
-                                        r311_ = (_e3513 + _e3515);
-                                        let _e3519 = r299_;
-                                        let _e3521 = r305_;
-                                        r312_ = (_e3519 * _e3521);
-                                        let _e3525 = r290_;
-                                        let _e3527 = r312_;
-                                        r313_ = (_e3525 + _e3527);
-                                        let _e3531 = r155_;
-                                        r314_ = (_e3531 + 3i);
-                                        let _e3536 = r156_;
-                                        r315_ = (_e3536 + 3i);
-                                        let _e3541 = r315_;
-                                        r316_ = (_e3541 + 4i);
-                                        let _e3548 = mma_a_local0_[1i];
-                                        r317_ = _e3548;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3551 = r317_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3551);
-                                    let _e3562 = active_533_;
-                                    lane_active[local_index] = u32(_e3562);
-                                    workgroupBarrier();
-                                    let _e3565 = active_533_;
-                                    if _e3565 {
-                                        let _e3571 = i32(local_index);
-                                        let _e3574 = r314_;
-                                        let _e3578 = (((_e3574 % 32i) + 32i) % 32i);
-                                        let _e3583 = ((_e3571 - (i32(local_index) % 32i)) + _e3578);
-                                        let _e3586 = (((_e3578 >= 0i) && (_e3578 < 32i)) && (_e3583 < 256i));
-                                        let _e3587 = select(_e3571, _e3583, _e3586);
-                                        let _e3591 = lane_active[bitcast<u32>(_e3587)];
-                                        let _e3598 = lane_values[bitcast<u32>(_e3587)];
-                                        let _e3602 = lane_values[bitcast<u32>(_e3571)];
-                                        r318_ = bitcast<f32>(select(_e3602, _e3598, (_e3586 && (_e3591 != 0u))));
-                                    }
-                                    let _e3607 = active_533_;
-                                    if _e3607 {
-                                        let _e3609 = r318_;
-                                        r319_ = f32(_e3609);
-                                        let _e3615 = mma_a_local0_[3i];
-                                        r320_ = _e3615;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3618 = r320_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3618);
-                                    let _e3629 = active_533_;
-                                    lane_active[local_index] = u32(_e3629);
-                                    workgroupBarrier();
-                                    let _e3632 = active_533_;
-                                    if _e3632 {
-                                        let _e3638 = i32(local_index);
-                                        let _e3641 = r314_;
-                                        let _e3645 = (((_e3641 % 32i) + 32i) % 32i);
-                                        let _e3650 = ((_e3638 - (i32(local_index) % 32i)) + _e3645);
-                                        let _e3653 = (((_e3645 >= 0i) && (_e3645 < 32i)) && (_e3650 < 256i));
-                                        let _e3654 = select(_e3638, _e3650, _e3653);
-                                        let _e3658 = lane_active[bitcast<u32>(_e3654)];
-                                        let _e3665 = lane_values[bitcast<u32>(_e3654)];
-                                        let _e3669 = lane_values[bitcast<u32>(_e3638)];
-                                        r321_ = bitcast<f32>(select(_e3669, _e3665, (_e3653 && (_e3658 != 0u))));
-                                    }
-                                    let _e3674 = active_533_;
-                                    if _e3674 {
-                                        let _e3676 = r321_;
-                                        r322_ = f32(_e3676);
-                                        let _e3682 = mma_b_local1_[1i];
-                                        r323_ = _e3682;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3685 = r323_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3685);
-                                    let _e3696 = active_533_;
-                                    lane_active[local_index] = u32(_e3696);
-                                    workgroupBarrier();
-                                    let _e3699 = active_533_;
-                                    if _e3699 {
-                                        let _e3705 = i32(local_index);
-                                        let _e3708 = r315_;
-                                        let _e3712 = (((_e3708 % 32i) + 32i) % 32i);
-                                        let _e3717 = ((_e3705 - (i32(local_index) % 32i)) + _e3712);
-                                        let _e3720 = (((_e3712 >= 0i) && (_e3712 < 32i)) && (_e3717 < 256i));
-                                        let _e3721 = select(_e3705, _e3717, _e3720);
-                                        let _e3725 = lane_active[bitcast<u32>(_e3721)];
-                                        let _e3732 = lane_values[bitcast<u32>(_e3721)];
-                                        let _e3736 = lane_values[bitcast<u32>(_e3705)];
-                                        r324_ = bitcast<f32>(select(_e3736, _e3732, (_e3720 && (_e3725 != 0u))));
-                                    }
-                                    let _e3741 = active_533_;
-                                    if _e3741 {
-                                        let _e3743 = r324_;
-                                        r325_ = f32(_e3743);
-                                        let _e3749 = mma_b_local1_[1i];
-                                        r326_ = _e3749;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3752 = r326_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3752);
-                                    let _e3763 = active_533_;
-                                    lane_active[local_index] = u32(_e3763);
-                                    workgroupBarrier();
-                                    let _e3766 = active_533_;
-                                    if _e3766 {
-                                        let _e3772 = i32(local_index);
-                                        let _e3775 = r316_;
-                                        let _e3779 = (((_e3775 % 32i) + 32i) % 32i);
-                                        let _e3784 = ((_e3772 - (i32(local_index) % 32i)) + _e3779);
-                                        let _e3787 = (((_e3779 >= 0i) && (_e3779 < 32i)) && (_e3784 < 256i));
-                                        let _e3788 = select(_e3772, _e3784, _e3787);
-                                        let _e3792 = lane_active[bitcast<u32>(_e3788)];
-                                        let _e3799 = lane_values[bitcast<u32>(_e3788)];
-                                        let _e3803 = lane_values[bitcast<u32>(_e3772)];
-                                        r327_ = bitcast<f32>(select(_e3803, _e3799, (_e3787 && (_e3792 != 0u))));
-                                    }
-                                    let _e3808 = active_533_;
-                                    if _e3808 {
-                                        let _e3810 = r327_;
-                                        r328_ = f32(_e3810);
-                                        let _e3814 = r319_;
-                                        let _e3816 = r325_;
-                                        r329_ = (_e3814 * _e3816);
-                                        let _e3820 = r307_;
-                                        let _e3822 = r329_;
-                                        r330_ = (_e3820 + _e3822);
-                                        let _e3826 = r319_;
-                                        let _e3828 = r328_;
-                                        r331_ = (_e3826 * _e3828);
-                                        let _e3832 = r309_;
-                                        let _e3834 = r331_;
-                                        r332_ = (_e3832 + _e3834);
-                                        let _e3838 = r322_;
-                                        let _e3840 = r325_;
-                                        r333_ = (_e3838 * _e3840);
-                                        let _e3844 = r311_;
-                                        let _e3846 = r333_;
-                                        r334_ = (_e3844 + _e3846);
-                                        let _e3850 = r322_;
-                                        let _e3852 = r328_;
-                                        r335_ = (_e3850 * _e3852);
-                                        let _e3856 = r313_;
-                                        let _e3858 = r335_;
-                                        r336_ = (_e3856 + _e3858);
-                                        let _e3862 = r155_;
-                                        r337_ = (_e3862 + 0i);
-                                        let _e3867 = r156_;
-                                        r338_ = (_e3867 + 0i);
-                                        let _e3872 = r338_;
-                                        r339_ = (_e3872 + 4i);
-                                        let _e3879 = mma_a_local0_[4i];
-                                        r340_ = _e3879;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3882 = r340_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3882);
-                                    let _e3893 = active_533_;
-                                    lane_active[local_index] = u32(_e3893);
-                                    workgroupBarrier();
-                                    let _e3896 = active_533_;
-                                    if _e3896 {
-                                        let _e3902 = i32(local_index);
-                                        let _e3905 = r337_;
-                                        let _e3909 = (((_e3905 % 32i) + 32i) % 32i);
-                                        let _e3914 = ((_e3902 - (i32(local_index) % 32i)) + _e3909);
-                                        let _e3917 = (((_e3909 >= 0i) && (_e3909 < 32i)) && (_e3914 < 256i));
-                                        let _e3918 = select(_e3902, _e3914, _e3917);
-                                        let _e3922 = lane_active[bitcast<u32>(_e3918)];
-                                        let _e3929 = lane_values[bitcast<u32>(_e3918)];
-                                        let _e3933 = lane_values[bitcast<u32>(_e3902)];
-                                        r341_ = bitcast<f32>(select(_e3933, _e3929, (_e3917 && (_e3922 != 0u))));
-                                    }
-                                    let _e3938 = active_533_;
-                                    if _e3938 {
-                                        let _e3940 = r341_;
-                                        r342_ = f32(_e3940);
-                                        let _e3946 = mma_a_local0_[6i];
-                                        r343_ = _e3946;
-                                    }
-                                    workgroupBarrier();
-                                    let _e3949 = r343_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3949);
-                                    let _e3960 = active_533_;
-                                    lane_active[local_index] = u32(_e3960);
-                                    workgroupBarrier();
-                                    let _e3963 = active_533_;
-                                    if _e3963 {
-                                        let _e3969 = i32(local_index);
-                                        let _e3972 = r337_;
-                                        let _e3976 = (((_e3972 % 32i) + 32i) % 32i);
-                                        let _e3981 = ((_e3969 - (i32(local_index) % 32i)) + _e3976);
-                                        let _e3984 = (((_e3976 >= 0i) && (_e3976 < 32i)) && (_e3981 < 256i));
-                                        let _e3985 = select(_e3969, _e3981, _e3984);
-                                        let _e3989 = lane_active[bitcast<u32>(_e3985)];
-                                        let _e3996 = lane_values[bitcast<u32>(_e3985)];
-                                        let _e4000 = lane_values[bitcast<u32>(_e3969)];
-                                        r344_ = bitcast<f32>(select(_e4000, _e3996, (_e3984 && (_e3989 != 0u))));
-                                    }
-                                    let _e4005 = active_533_;
-                                    if _e4005 {
-                                        let _e4007 = r344_;
-                                        r345_ = f32(_e4007);
-                                        let _e4013 = mma_b_local1_[2i];
-                                        r346_ = _e4013;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4016 = r346_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4016);
-                                    let _e4027 = active_533_;
-                                    lane_active[local_index] = u32(_e4027);
-                                    workgroupBarrier();
-                                    let _e4030 = active_533_;
-                                    if _e4030 {
-                                        let _e4036 = i32(local_index);
-                                        let _e4039 = r338_;
-                                        let _e4043 = (((_e4039 % 32i) + 32i) % 32i);
-                                        let _e4048 = ((_e4036 - (i32(local_index) % 32i)) + _e4043);
-                                        let _e4051 = (((_e4043 >= 0i) && (_e4043 < 32i)) && (_e4048 < 256i));
-                                        let _e4052 = select(_e4036, _e4048, _e4051);
-                                        let _e4056 = lane_active[bitcast<u32>(_e4052)];
-                                        let _e4063 = lane_values[bitcast<u32>(_e4052)];
-                                        let _e4067 = lane_values[bitcast<u32>(_e4036)];
-                                        r347_ = bitcast<f32>(select(_e4067, _e4063, (_e4051 && (_e4056 != 0u))));
-                                    }
-                                    let _e4072 = active_533_;
-                                    if _e4072 {
-                                        let _e4074 = r347_;
-                                        r348_ = f32(_e4074);
-                                        let _e4080 = mma_b_local1_[2i];
-                                        r349_ = _e4080;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4083 = r349_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4083);
-                                    let _e4094 = active_533_;
-                                    lane_active[local_index] = u32(_e4094);
-                                    workgroupBarrier();
-                                    let _e4097 = active_533_;
-                                    if _e4097 {
-                                        let _e4103 = i32(local_index);
-                                        let _e4106 = r339_;
-                                        let _e4110 = (((_e4106 % 32i) + 32i) % 32i);
-                                        let _e4115 = ((_e4103 - (i32(local_index) % 32i)) + _e4110);
-                                        let _e4118 = (((_e4110 >= 0i) && (_e4110 < 32i)) && (_e4115 < 256i));
-                                        let _e4119 = select(_e4103, _e4115, _e4118);
-                                        let _e4123 = lane_active[bitcast<u32>(_e4119)];
-                                        let _e4130 = lane_values[bitcast<u32>(_e4119)];
-                                        let _e4134 = lane_values[bitcast<u32>(_e4103)];
-                                        r350_ = bitcast<f32>(select(_e4134, _e4130, (_e4118 && (_e4123 != 0u))));
-                                    }
-                                    let _e4139 = active_533_;
-                                    if _e4139 {
-                                        let _e4141 = r350_;
-                                        r351_ = f32(_e4141);
-                                        let _e4145 = r342_;
-                                        let _e4147 = r348_;
-                                        r352_ = (_e4145 * _e4147);
-                                        let _e4151 = r330_;
-                                        let _e4153 = r352_;
-                                        r353_ = (_e4151 + _e4153);
-                                        let _e4157 = r342_;
-                                        let _e4159 = r351_;
-                                        r354_ = (_e4157 * _e4159);
-                                        let _e4163 = r332_;
-                                        let _e4165 = r354_;
-                                        r355_ = (_e4163 + _e4165);
-                                        let _e4169 = r345_;
-                                        let _e4171 = r348_;
-                                        r356_ = (_e4169 * _e4171);
-                                        let _e4175 = r334_;
-                                        let _e4177 = r356_;
-                                        r357_ = (_e4175 + _e4177);
-                                        let _e4181 = r345_;
-                                        let _e4183 = r351_;
-                                        r358_ = (_e4181 * _e4183);
-                                        let _e4187 = r336_;
-                                        let _e4189 = r358_;
-                                        r359_ = (_e4187 + _e4189);
-                                        let _e4193 = r155_;
-                                        r360_ = (_e4193 + 0i);
-                                        let _e4198 = r156_;
-                                        r361_ = (_e4198 + 0i);
-                                        let _e4203 = r361_;
-                                        r362_ = (_e4203 + 4i);
-                                        let _e4210 = mma_a_local0_[5i];
-                                        r363_ = _e4210;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4213 = r363_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4213);
-                                    let _e4224 = active_533_;
-                                    lane_active[local_index] = u32(_e4224);
-                                    workgroupBarrier();
-                                    let _e4227 = active_533_;
-                                    if _e4227 {
-                                        let _e4233 = i32(local_index);
-                                        let _e4236 = r360_;
-                                        let _e4240 = (((_e4236 % 32i) + 32i) % 32i);
-                                        let _e4245 = ((_e4233 - (i32(local_index) % 32i)) + _e4240);
-                                        let _e4248 = (((_e4240 >= 0i) && (_e4240 < 32i)) && (_e4245 < 256i));
-                                        let _e4249 = select(_e4233, _e4245, _e4248);
-                                        let _e4253 = lane_active[bitcast<u32>(_e4249)];
-                                        let _e4260 = lane_values[bitcast<u32>(_e4249)];
-                                        let _e4264 = lane_values[bitcast<u32>(_e4233)];
-                                        r364_ = bitcast<f32>(select(_e4264, _e4260, (_e4248 && (_e4253 != 0u))));
-                                    }
-                                    let _e4269 = active_533_;
-                                    if _e4269 {
-                                        let _e4271 = r364_;
-                                        r365_ = f32(_e4271);
-                                        let _e4277 = mma_a_local0_[7i];
-                                        r366_ = _e4277;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4280 = r366_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4280);
-                                    let _e4291 = active_533_;
-                                    lane_active[local_index] = u32(_e4291);
-                                    workgroupBarrier();
-                                    let _e4294 = active_533_;
-                                    if _e4294 {
-                                        let _e4300 = i32(local_index);
-                                        let _e4303 = r360_;
-                                        let _e4307 = (((_e4303 % 32i) + 32i) % 32i);
-                                        let _e4312 = ((_e4300 - (i32(local_index) % 32i)) + _e4307);
-                                        let _e4315 = (((_e4307 >= 0i) && (_e4307 < 32i)) && (_e4312 < 256i));
-                                        let _e4316 = select(_e4300, _e4312, _e4315);
-                                        let _e4320 = lane_active[bitcast<u32>(_e4316)];
-                                        let _e4327 = lane_values[bitcast<u32>(_e4316)];
-                                        let _e4331 = lane_values[bitcast<u32>(_e4300)];
-                                        r367_ = bitcast<f32>(select(_e4331, _e4327, (_e4315 && (_e4320 != 0u))));
-                                    }
-                                    let _e4336 = active_533_;
-                                    if _e4336 {
-                                        let _e4338 = r367_;
-                                        r368_ = f32(_e4338);
-                                        let _e4344 = mma_b_local1_[3i];
-                                        r369_ = _e4344;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4347 = r369_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4347);
-                                    let _e4358 = active_533_;
-                                    lane_active[local_index] = u32(_e4358);
-                                    workgroupBarrier();
-                                    let _e4361 = active_533_;
-                                    if _e4361 {
-                                        let _e4367 = i32(local_index);
-                                        let _e4370 = r361_;
-                                        let _e4374 = (((_e4370 % 32i) + 32i) % 32i);
-                                        let _e4379 = ((_e4367 - (i32(local_index) % 32i)) + _e4374);
-                                        let _e4382 = (((_e4374 >= 0i) && (_e4374 < 32i)) && (_e4379 < 256i));
-                                        let _e4383 = select(_e4367, _e4379, _e4382);
-                                        let _e4387 = lane_active[bitcast<u32>(_e4383)];
-                                        let _e4394 = lane_values[bitcast<u32>(_e4383)];
-                                        let _e4398 = lane_values[bitcast<u32>(_e4367)];
-                                        r370_ = bitcast<f32>(select(_e4398, _e4394, (_e4382 && (_e4387 != 0u))));
-                                    }
-                                    let _e4403 = active_533_;
-                                    if _e4403 {
-                                        let _e4405 = r370_;
-                                        r371_ = f32(_e4405);
-                                        let _e4411 = mma_b_local1_[3i];
-                                        r372_ = _e4411;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4414 = r372_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4414);
-                                    let _e4425 = active_533_;
-                                    lane_active[local_index] = u32(_e4425);
-                                    workgroupBarrier();
-                                    let _e4428 = active_533_;
-                                    if _e4428 {
-                                        let _e4434 = i32(local_index);
-                                        let _e4437 = r362_;
-                                        let _e4441 = (((_e4437 % 32i) + 32i) % 32i);
-                                        let _e4446 = ((_e4434 - (i32(local_index) % 32i)) + _e4441);
-                                        let _e4449 = (((_e4441 >= 0i) && (_e4441 < 32i)) && (_e4446 < 256i));
-                                        let _e4450 = select(_e4434, _e4446, _e4449);
-                                        let _e4454 = lane_active[bitcast<u32>(_e4450)];
-                                        let _e4461 = lane_values[bitcast<u32>(_e4450)];
-                                        let _e4465 = lane_values[bitcast<u32>(_e4434)];
-                                        r373_ = bitcast<f32>(select(_e4465, _e4461, (_e4449 && (_e4454 != 0u))));
-                                    }
-                                    let _e4470 = active_533_;
-                                    if _e4470 {
-                                        let _e4472 = r373_;
-                                        r374_ = f32(_e4472);
-                                        let _e4476 = r365_;
-                                        let _e4478 = r371_;
-                                        r375_ = (_e4476 * _e4478);
-                                        let _e4482 = r353_;
-                                        let _e4484 = r375_;
-                                        r376_ = (_e4482 + _e4484);
-                                        let _e4488 = r365_;
-                                        let _e4490 = r374_;
-                                        r377_ = (_e4488 * _e4490);
-                                        let _e4494 = r355_;
-                                        let _e4496 = r377_;
-                                        r378_ = (_e4494 + _e4496);
-                                        let _e4500 = r368_;
-                                        let _e4502 = r371_;
-                                        r379_ = (_e4500 * _e4502);
-                                        let _e4506 = r357_;
-                                        let _e4508 = r379_;
-                                        r380_ = (_e4506 + _e4508);
-                                        let _e4512 = r368_;
-                                        let _e4514 = r374_;
-                                        r381_ = (_e4512 * _e4514);
-                                        let _e4518 = r359_;
-                                        let _e4520 = r381_;
-                                        r382_ = (_e4518 + _e4520);
-                                        let _e4524 = r155_;
-                                        r383_ = (_e4524 + 1i);
-                                        let _e4529 = r156_;
-                                        r384_ = (_e4529 + 1i);
-                                        let _e4534 = r384_;
-                                        r385_ = (_e4534 + 4i);
-                                        let _e4541 = mma_a_local0_[4i];
-                                        r386_ = _e4541;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4544 = r386_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4544);
-                                    let _e4555 = active_533_;
-                                    lane_active[local_index] = u32(_e4555);
-                                    workgroupBarrier();
-                                    let _e4558 = active_533_;
-                                    if _e4558 {
-                                        let _e4564 = i32(local_index);
-                                        let _e4567 = r383_;
-                                        let _e4571 = (((_e4567 % 32i) + 32i) % 32i);
-                                        let _e4576 = ((_e4564 - (i32(local_index) % 32i)) + _e4571);
-                                        let _e4579 = (((_e4571 >= 0i) && (_e4571 < 32i)) && (_e4576 < 256i));
-                                        let _e4580 = select(_e4564, _e4576, _e4579);
-                                        let _e4584 = lane_active[bitcast<u32>(_e4580)];
-                                        let _e4591 = lane_values[bitcast<u32>(_e4580)];
-                                        let _e4595 = lane_values[bitcast<u32>(_e4564)];
-                                        r387_ = bitcast<f32>(select(_e4595, _e4591, (_e4579 && (_e4584 != 0u))));
-                                    }
-                                    let _e4600 = active_533_;
-                                    if _e4600 {
-                                        let _e4602 = r387_;
-                                        r388_ = f32(_e4602);
-                                        let _e4608 = mma_a_local0_[6i];
-                                        r389_ = _e4608;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4611 = r389_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4611);
-                                    let _e4622 = active_533_;
-                                    lane_active[local_index] = u32(_e4622);
-                                    workgroupBarrier();
-                                    let _e4625 = active_533_;
-                                    if _e4625 {
-                                        let _e4631 = i32(local_index);
-                                        let _e4634 = r383_;
-                                        let _e4638 = (((_e4634 % 32i) + 32i) % 32i);
-                                        let _e4643 = ((_e4631 - (i32(local_index) % 32i)) + _e4638);
-                                        let _e4646 = (((_e4638 >= 0i) && (_e4638 < 32i)) && (_e4643 < 256i));
-                                        let _e4647 = select(_e4631, _e4643, _e4646);
-                                        let _e4651 = lane_active[bitcast<u32>(_e4647)];
-                                        let _e4658 = lane_values[bitcast<u32>(_e4647)];
-                                        let _e4662 = lane_values[bitcast<u32>(_e4631)];
-                                        r390_ = bitcast<f32>(select(_e4662, _e4658, (_e4646 && (_e4651 != 0u))));
-                                    }
-                                    let _e4667 = active_533_;
-                                    if _e4667 {
-                                        let _e4669 = r390_;
-                                        r391_ = f32(_e4669);
-                                        let _e4675 = mma_b_local1_[2i];
-                                        r392_ = _e4675;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4678 = r392_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4678);
-                                    let _e4689 = active_533_;
-                                    lane_active[local_index] = u32(_e4689);
-                                    workgroupBarrier();
-                                    let _e4692 = active_533_;
-                                    if _e4692 {
-                                        let _e4698 = i32(local_index);
-                                        let _e4701 = r384_;
-                                        let _e4705 = (((_e4701 % 32i) + 32i) % 32i);
-                                        let _e4710 = ((_e4698 - (i32(local_index) % 32i)) + _e4705);
-                                        let _e4713 = (((_e4705 >= 0i) && (_e4705 < 32i)) && (_e4710 < 256i));
-                                        let _e4714 = select(_e4698, _e4710, _e4713);
-                                        let _e4718 = lane_active[bitcast<u32>(_e4714)];
-                                        let _e4725 = lane_values[bitcast<u32>(_e4714)];
-                                        let _e4729 = lane_values[bitcast<u32>(_e4698)];
-                                        r393_ = bitcast<f32>(select(_e4729, _e4725, (_e4713 && (_e4718 != 0u))));
-                                    }
-                                    let _e4734 = active_533_;
-                                    if _e4734 {
-                                        let _e4736 = r393_;
-                                        r394_ = f32(_e4736);
-                                        let _e4742 = mma_b_local1_[2i];
-                                        r395_ = _e4742;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4745 = r395_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4745);
-                                    let _e4756 = active_533_;
-                                    lane_active[local_index] = u32(_e4756);
-                                    workgroupBarrier();
-                                    let _e4759 = active_533_;
-                                    if _e4759 {
-                                        let _e4765 = i32(local_index);
-                                        let _e4768 = r385_;
-                                        let _e4772 = (((_e4768 % 32i) + 32i) % 32i);
-                                        let _e4777 = ((_e4765 - (i32(local_index) % 32i)) + _e4772);
-                                        let _e4780 = (((_e4772 >= 0i) && (_e4772 < 32i)) && (_e4777 < 256i));
-                                        let _e4781 = select(_e4765, _e4777, _e4780);
-                                        let _e4785 = lane_active[bitcast<u32>(_e4781)];
-                                        let _e4792 = lane_values[bitcast<u32>(_e4781)];
-                                        let _e4796 = lane_values[bitcast<u32>(_e4765)];
-                                        r396_ = bitcast<f32>(select(_e4796, _e4792, (_e4780 && (_e4785 != 0u))));
-                                    }
-                                    let _e4801 = active_533_;
-                                    if _e4801 {
-                                        let _e4803 = r396_;
-                                        r397_ = f32(_e4803);
-                                        let _e4807 = r388_;
-                                        let _e4809 = r394_;
-                                        r398_ = (_e4807 * _e4809);
-                                        let _e4813 = r376_;
-                                        let _e4815 = r398_;
-                                        r399_ = (_e4813 + _e4815);
-                                        let _e4819 = r388_;
-                                        let _e4821 = r397_;
-                                        r400_ = (_e4819 * _e4821);
-                                        let _e4825 = r378_;
-                                        let _e4827 = r400_;
-                                        r401_ = (_e4825 + _e4827);
-                                        let _e4831 = r391_;
-                                        let _e4833 = r394_;
-                                        r402_ = (_e4831 * _e4833);
-                                        let _e4837 = r380_;
-                                        let _e4839 = r402_;
-                                        r403_ = (_e4837 + _e4839);
-                                        let _e4843 = r391_;
-                                        let _e4845 = r397_;
-                                        r404_ = (_e4843 * _e4845);
-                                        let _e4849 = r382_;
-                                        let _e4851 = r404_;
-                                        r405_ = (_e4849 + _e4851);
-                                        let _e4855 = r155_;
-                                        r406_ = (_e4855 + 1i);
-                                        let _e4860 = r156_;
-                                        r407_ = (_e4860 + 1i);
-                                        let _e4865 = r407_;
-                                        r408_ = (_e4865 + 4i);
-                                        let _e4872 = mma_a_local0_[5i];
-                                        r409_ = _e4872;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4875 = r409_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4875);
-                                    let _e4886 = active_533_;
-                                    lane_active[local_index] = u32(_e4886);
-                                    workgroupBarrier();
-                                    let _e4889 = active_533_;
-                                    if _e4889 {
-                                        let _e4895 = i32(local_index);
-                                        let _e4898 = r406_;
-                                        let _e4902 = (((_e4898 % 32i) + 32i) % 32i);
-                                        let _e4907 = ((_e4895 - (i32(local_index) % 32i)) + _e4902);
-                                        let _e4910 = (((_e4902 >= 0i) && (_e4902 < 32i)) && (_e4907 < 256i));
-                                        let _e4911 = select(_e4895, _e4907, _e4910);
-                                        let _e4915 = lane_active[bitcast<u32>(_e4911)];
-                                        let _e4922 = lane_values[bitcast<u32>(_e4911)];
-                                        let _e4926 = lane_values[bitcast<u32>(_e4895)];
-                                        r410_ = bitcast<f32>(select(_e4926, _e4922, (_e4910 && (_e4915 != 0u))));
-                                    }
-                                    let _e4931 = active_533_;
-                                    if _e4931 {
-                                        let _e4933 = r410_;
-                                        r411_ = f32(_e4933);
-                                        let _e4939 = mma_a_local0_[7i];
-                                        r412_ = _e4939;
-                                    }
-                                    workgroupBarrier();
-                                    let _e4942 = r412_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4942);
-                                    let _e4953 = active_533_;
-                                    lane_active[local_index] = u32(_e4953);
-                                    workgroupBarrier();
-                                    let _e4956 = active_533_;
-                                    if _e4956 {
-                                        let _e4962 = i32(local_index);
-                                        let _e4965 = r406_;
-                                        let _e4969 = (((_e4965 % 32i) + 32i) % 32i);
-                                        let _e4974 = ((_e4962 - (i32(local_index) % 32i)) + _e4969);
-                                        let _e4977 = (((_e4969 >= 0i) && (_e4969 < 32i)) && (_e4974 < 256i));
-                                        let _e4978 = select(_e4962, _e4974, _e4977);
-                                        let _e4982 = lane_active[bitcast<u32>(_e4978)];
-                                        let _e4989 = lane_values[bitcast<u32>(_e4978)];
-                                        let _e4993 = lane_values[bitcast<u32>(_e4962)];
-                                        r413_ = bitcast<f32>(select(_e4993, _e4989, (_e4977 && (_e4982 != 0u))));
-                                    }
-                                    let _e4998 = active_533_;
-                                    if _e4998 {
-                                        let _e5000 = r413_;
-                                        r414_ = f32(_e5000);
-                                        let _e5006 = mma_b_local1_[3i];
-                                        r415_ = _e5006;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5009 = r415_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5009);
-                                    let _e5020 = active_533_;
-                                    lane_active[local_index] = u32(_e5020);
-                                    workgroupBarrier();
-                                    let _e5023 = active_533_;
-                                    if _e5023 {
-                                        let _e5029 = i32(local_index);
-                                        let _e5032 = r407_;
-                                        let _e5036 = (((_e5032 % 32i) + 32i) % 32i);
-                                        let _e5041 = ((_e5029 - (i32(local_index) % 32i)) + _e5036);
-                                        let _e5044 = (((_e5036 >= 0i) && (_e5036 < 32i)) && (_e5041 < 256i));
-                                        let _e5045 = select(_e5029, _e5041, _e5044);
-                                        let _e5049 = lane_active[bitcast<u32>(_e5045)];
-                                        let _e5056 = lane_values[bitcast<u32>(_e5045)];
-                                        let _e5060 = lane_values[bitcast<u32>(_e5029)];
-                                        r416_ = bitcast<f32>(select(_e5060, _e5056, (_e5044 && (_e5049 != 0u))));
-                                    }
-                                    let _e5065 = active_533_;
-                                    if _e5065 {
-                                        let _e5067 = r416_;
-                                        r417_ = f32(_e5067);
-                                        let _e5073 = mma_b_local1_[3i];
-                                        r418_ = _e5073;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5076 = r418_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5076);
-                                    let _e5087 = active_533_;
-                                    lane_active[local_index] = u32(_e5087);
-                                    workgroupBarrier();
-                                    let _e5090 = active_533_;
-                                    if _e5090 {
-                                        let _e5096 = i32(local_index);
-                                        let _e5099 = r408_;
-                                        let _e5103 = (((_e5099 % 32i) + 32i) % 32i);
-                                        let _e5108 = ((_e5096 - (i32(local_index) % 32i)) + _e5103);
-                                        let _e5111 = (((_e5103 >= 0i) && (_e5103 < 32i)) && (_e5108 < 256i));
-                                        let _e5112 = select(_e5096, _e5108, _e5111);
-                                        let _e5116 = lane_active[bitcast<u32>(_e5112)];
-                                        let _e5123 = lane_values[bitcast<u32>(_e5112)];
-                                        let _e5127 = lane_values[bitcast<u32>(_e5096)];
-                                        r419_ = bitcast<f32>(select(_e5127, _e5123, (_e5111 && (_e5116 != 0u))));
-                                    }
-                                    let _e5132 = active_533_;
-                                    if _e5132 {
-                                        let _e5134 = r419_;
-                                        r420_ = f32(_e5134);
-                                        let _e5138 = r411_;
-                                        let _e5140 = r417_;
-                                        r421_ = (_e5138 * _e5140);
-                                        let _e5144 = r399_;
-                                        let _e5146 = r421_;
-                                        r422_ = (_e5144 + _e5146);
-                                        let _e5150 = r411_;
-                                        let _e5152 = r420_;
-                                        r423_ = (_e5150 * _e5152);
-                                        let _e5156 = r401_;
-                                        let _e5158 = r423_;
-                                        r424_ = (_e5156 + _e5158);
-                                        let _e5162 = r414_;
-                                        let _e5164 = r417_;
-                                        r425_ = (_e5162 * _e5164);
-                                        let _e5168 = r403_;
-                                        let _e5170 = r425_;
-                                        r426_ = (_e5168 + _e5170);
-                                        let _e5174 = r414_;
-                                        let _e5176 = r420_;
-                                        r427_ = (_e5174 * _e5176);
-                                        let _e5180 = r405_;
-                                        let _e5182 = r427_;
-                                        r428_ = (_e5180 + _e5182);
-                                        let _e5186 = r155_;
-                                        r429_ = (_e5186 + 2i);
-                                        let _e5191 = r156_;
-                                        r430_ = (_e5191 + 2i);
-                                        let _e5196 = r430_;
-                                        r431_ = (_e5196 + 4i);
-                                        let _e5203 = mma_a_local0_[4i];
-                                        r432_ = _e5203;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5206 = r432_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5206);
-                                    let _e5217 = active_533_;
-                                    lane_active[local_index] = u32(_e5217);
-                                    workgroupBarrier();
-                                    let _e5220 = active_533_;
-                                    if _e5220 {
-                                        let _e5226 = i32(local_index);
-                                        let _e5229 = r429_;
-                                        let _e5233 = (((_e5229 % 32i) + 32i) % 32i);
-                                        let _e5238 = ((_e5226 - (i32(local_index) % 32i)) + _e5233);
-                                        let _e5241 = (((_e5233 >= 0i) && (_e5233 < 32i)) && (_e5238 < 256i));
-                                        let _e5242 = select(_e5226, _e5238, _e5241);
-                                        let _e5246 = lane_active[bitcast<u32>(_e5242)];
-                                        let _e5253 = lane_values[bitcast<u32>(_e5242)];
-                                        let _e5257 = lane_values[bitcast<u32>(_e5226)];
-                                        r433_ = bitcast<f32>(select(_e5257, _e5253, (_e5241 && (_e5246 != 0u))));
-                                    }
-                                    let _e5262 = active_533_;
-                                    if _e5262 {
-                                        let _e5264 = r433_;
-                                        r434_ = f32(_e5264);
-                                        let _e5270 = mma_a_local0_[6i];
-                                        r435_ = _e5270;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5273 = r435_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5273);
-                                    let _e5284 = active_533_;
-                                    lane_active[local_index] = u32(_e5284);
-                                    workgroupBarrier();
-                                    let _e5287 = active_533_;
-                                    if _e5287 {
-                                        let _e5293 = i32(local_index);
-                                        let _e5296 = r429_;
-                                        let _e5300 = (((_e5296 % 32i) + 32i) % 32i);
-                                        let _e5305 = ((_e5293 - (i32(local_index) % 32i)) + _e5300);
-                                        let _e5308 = (((_e5300 >= 0i) && (_e5300 < 32i)) && (_e5305 < 256i));
-                                        let _e5309 = select(_e5293, _e5305, _e5308);
-                                        let _e5313 = lane_active[bitcast<u32>(_e5309)];
-                                        let _e5320 = lane_values[bitcast<u32>(_e5309)];
-                                        let _e5324 = lane_values[bitcast<u32>(_e5293)];
-                                        r436_ = bitcast<f32>(select(_e5324, _e5320, (_e5308 && (_e5313 != 0u))));
-                                    }
-                                    let _e5329 = active_533_;
-                                    if _e5329 {
-                                        let _e5331 = r436_;
-                                        r437_ = f32(_e5331);
-                                        let _e5337 = mma_b_local1_[2i];
-                                        r438_ = _e5337;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5340 = r438_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5340);
-                                    let _e5351 = active_533_;
-                                    lane_active[local_index] = u32(_e5351);
-                                    workgroupBarrier();
-                                    let _e5354 = active_533_;
-                                    if _e5354 {
-                                        let _e5360 = i32(local_index);
-                                        let _e5363 = r430_;
-                                        let _e5367 = (((_e5363 % 32i) + 32i) % 32i);
-                                        let _e5372 = ((_e5360 - (i32(local_index) % 32i)) + _e5367);
-                                        let _e5375 = (((_e5367 >= 0i) && (_e5367 < 32i)) && (_e5372 < 256i));
-                                        let _e5376 = select(_e5360, _e5372, _e5375);
-                                        let _e5380 = lane_active[bitcast<u32>(_e5376)];
-                                        let _e5387 = lane_values[bitcast<u32>(_e5376)];
-                                        let _e5391 = lane_values[bitcast<u32>(_e5360)];
-                                        r439_ = bitcast<f32>(select(_e5391, _e5387, (_e5375 && (_e5380 != 0u))));
-                                    }
-                                    let _e5396 = active_533_;
-                                    if _e5396 {
-                                        let _e5398 = r439_;
-                                        r440_ = f32(_e5398);
-                                        let _e5404 = mma_b_local1_[2i];
-                                        r441_ = _e5404;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5407 = r441_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5407);
-                                    let _e5418 = active_533_;
-                                    lane_active[local_index] = u32(_e5418);
-                                    workgroupBarrier();
-                                    let _e5421 = active_533_;
-                                    if _e5421 {
-                                        let _e5427 = i32(local_index);
-                                        let _e5430 = r431_;
-                                        let _e5434 = (((_e5430 % 32i) + 32i) % 32i);
-                                        let _e5439 = ((_e5427 - (i32(local_index) % 32i)) + _e5434);
-                                        let _e5442 = (((_e5434 >= 0i) && (_e5434 < 32i)) && (_e5439 < 256i));
-                                        let _e5443 = select(_e5427, _e5439, _e5442);
-                                        let _e5447 = lane_active[bitcast<u32>(_e5443)];
-                                        let _e5454 = lane_values[bitcast<u32>(_e5443)];
-                                        let _e5458 = lane_values[bitcast<u32>(_e5427)];
-                                        r442_ = bitcast<f32>(select(_e5458, _e5454, (_e5442 && (_e5447 != 0u))));
-                                    }
-                                    let _e5463 = active_533_;
-                                    if _e5463 {
-                                        let _e5465 = r442_;
-                                        r443_ = f32(_e5465);
-                                        let _e5469 = r434_;
-                                        let _e5471 = r440_;
-                                        r444_ = (_e5469 * _e5471);
-                                        let _e5475 = r422_;
-                                        let _e5477 = r444_;
-                                        r445_ = (_e5475 + _e5477);
-                                        let _e5481 = r434_;
-                                        let _e5483 = r443_;
-                                        r446_ = (_e5481 * _e5483);
-                                        let _e5487 = r424_;
-                                        let _e5489 = r446_;
-                                        r447_ = (_e5487 + _e5489);
-                                        let _e5493 = r437_;
-                                        let _e5495 = r440_;
-                                        r448_ = (_e5493 * _e5495);
-                                        let _e5499 = r426_;
-                                        let _e5501 = r448_;
-                                        r449_ = (_e5499 + _e5501);
-                                        let _e5505 = r437_;
-                                        let _e5507 = r443_;
-                                        r450_ = (_e5505 * _e5507);
-                                        let _e5511 = r428_;
-                                        let _e5513 = r450_;
-                                        r451_ = (_e5511 + _e5513);
-                                        let _e5517 = r155_;
-                                        r452_ = (_e5517 + 2i);
-                                        let _e5522 = r156_;
-                                        r453_ = (_e5522 + 2i);
-                                        let _e5527 = r453_;
-                                        r454_ = (_e5527 + 4i);
-                                        let _e5534 = mma_a_local0_[5i];
-                                        r455_ = _e5534;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5537 = r455_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5537);
-                                    let _e5548 = active_533_;
-                                    lane_active[local_index] = u32(_e5548);
-                                    workgroupBarrier();
-                                    let _e5551 = active_533_;
-                                    if _e5551 {
-                                        let _e5557 = i32(local_index);
-                                        let _e5560 = r452_;
-                                        let _e5564 = (((_e5560 % 32i) + 32i) % 32i);
-                                        let _e5569 = ((_e5557 - (i32(local_index) % 32i)) + _e5564);
-                                        let _e5572 = (((_e5564 >= 0i) && (_e5564 < 32i)) && (_e5569 < 256i));
-                                        let _e5573 = select(_e5557, _e5569, _e5572);
-                                        let _e5577 = lane_active[bitcast<u32>(_e5573)];
-                                        let _e5584 = lane_values[bitcast<u32>(_e5573)];
-                                        let _e5588 = lane_values[bitcast<u32>(_e5557)];
-                                        r456_ = bitcast<f32>(select(_e5588, _e5584, (_e5572 && (_e5577 != 0u))));
-                                    }
-                                    let _e5593 = active_533_;
-                                    if _e5593 {
-                                        let _e5595 = r456_;
-                                        r457_ = f32(_e5595);
-                                        let _e5601 = mma_a_local0_[7i];
-                                        r458_ = _e5601;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5604 = r458_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5604);
-                                    let _e5615 = active_533_;
-                                    lane_active[local_index] = u32(_e5615);
-                                    workgroupBarrier();
-                                    let _e5618 = active_533_;
-                                    if _e5618 {
-                                        let _e5624 = i32(local_index);
-                                        let _e5627 = r452_;
-                                        let _e5631 = (((_e5627 % 32i) + 32i) % 32i);
-                                        let _e5636 = ((_e5624 - (i32(local_index) % 32i)) + _e5631);
-                                        let _e5639 = (((_e5631 >= 0i) && (_e5631 < 32i)) && (_e5636 < 256i));
-                                        let _e5640 = select(_e5624, _e5636, _e5639);
-                                        let _e5644 = lane_active[bitcast<u32>(_e5640)];
-                                        let _e5651 = lane_values[bitcast<u32>(_e5640)];
-                                        let _e5655 = lane_values[bitcast<u32>(_e5624)];
-                                        r459_ = bitcast<f32>(select(_e5655, _e5651, (_e5639 && (_e5644 != 0u))));
-                                    }
-                                    let _e5660 = active_533_;
-                                    if _e5660 {
-                                        let _e5662 = r459_;
-                                        r460_ = f32(_e5662);
-                                        let _e5668 = mma_b_local1_[3i];
-                                        r461_ = _e5668;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5671 = r461_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5671);
-                                    let _e5682 = active_533_;
-                                    lane_active[local_index] = u32(_e5682);
-                                    workgroupBarrier();
-                                    let _e5685 = active_533_;
-                                    if _e5685 {
-                                        let _e5691 = i32(local_index);
-                                        let _e5694 = r453_;
-                                        let _e5698 = (((_e5694 % 32i) + 32i) % 32i);
-                                        let _e5703 = ((_e5691 - (i32(local_index) % 32i)) + _e5698);
-                                        let _e5706 = (((_e5698 >= 0i) && (_e5698 < 32i)) && (_e5703 < 256i));
-                                        let _e5707 = select(_e5691, _e5703, _e5706);
-                                        let _e5711 = lane_active[bitcast<u32>(_e5707)];
-                                        let _e5718 = lane_values[bitcast<u32>(_e5707)];
-                                        let _e5722 = lane_values[bitcast<u32>(_e5691)];
-                                        r462_ = bitcast<f32>(select(_e5722, _e5718, (_e5706 && (_e5711 != 0u))));
-                                    }
-                                    let _e5727 = active_533_;
-                                    if _e5727 {
-                                        let _e5729 = r462_;
-                                        r463_ = f32(_e5729);
-                                        let _e5735 = mma_b_local1_[3i];
-                                        r464_ = _e5735;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5738 = r464_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5738);
-                                    let _e5749 = active_533_;
-                                    lane_active[local_index] = u32(_e5749);
-                                    workgroupBarrier();
-                                    let _e5752 = active_533_;
-                                    if _e5752 {
-                                        let _e5758 = i32(local_index);
-                                        let _e5761 = r454_;
-                                        let _e5765 = (((_e5761 % 32i) + 32i) % 32i);
-                                        let _e5770 = ((_e5758 - (i32(local_index) % 32i)) + _e5765);
-                                        let _e5773 = (((_e5765 >= 0i) && (_e5765 < 32i)) && (_e5770 < 256i));
-                                        let _e5774 = select(_e5758, _e5770, _e5773);
-                                        let _e5778 = lane_active[bitcast<u32>(_e5774)];
-                                        let _e5785 = lane_values[bitcast<u32>(_e5774)];
-                                        let _e5789 = lane_values[bitcast<u32>(_e5758)];
-                                        r465_ = bitcast<f32>(select(_e5789, _e5785, (_e5773 && (_e5778 != 0u))));
-                                    }
-                                    let _e5794 = active_533_;
-                                    if _e5794 {
-                                        let _e5796 = r465_;
-                                        r466_ = f32(_e5796);
-                                        let _e5800 = r457_;
-                                        let _e5802 = r463_;
-                                        r467_ = (_e5800 * _e5802);
-                                        let _e5806 = r445_;
-                                        let _e5808 = r467_;
-                                        r468_ = (_e5806 + _e5808);
-                                        let _e5812 = r457_;
-                                        let _e5814 = r466_;
-                                        r469_ = (_e5812 * _e5814);
-                                        let _e5818 = r447_;
-                                        let _e5820 = r469_;
-                                        r470_ = (_e5818 + _e5820);
-                                        let _e5824 = r460_;
-                                        let _e5826 = r463_;
-                                        r471_ = (_e5824 * _e5826);
-                                        let _e5830 = r449_;
-                                        let _e5832 = r471_;
-                                        r472_ = (_e5830 + _e5832);
-                                        let _e5836 = r460_;
-                                        let _e5838 = r466_;
-                                        r473_ = (_e5836 * _e5838);
-                                        let _e5842 = r451_;
-                                        let _e5844 = r473_;
-                                        r474_ = (_e5842 + _e5844);
-                                        let _e5848 = r155_;
-                                        r475_ = (_e5848 + 3i);
-                                        let _e5853 = r156_;
-                                        r476_ = (_e5853 + 3i);
-                                        let _e5858 = r476_;
-                                        r477_ = (_e5858 + 4i);
-                                        let _e5865 = mma_a_local0_[4i];
-                                        r478_ = _e5865;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5868 = r478_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5868);
-                                    let _e5879 = active_533_;
-                                    lane_active[local_index] = u32(_e5879);
-                                    workgroupBarrier();
-                                    let _e5882 = active_533_;
-                                    if _e5882 {
-                                        let _e5888 = i32(local_index);
-                                        let _e5891 = r475_;
-                                        let _e5895 = (((_e5891 % 32i) + 32i) % 32i);
-                                        let _e5900 = ((_e5888 - (i32(local_index) % 32i)) + _e5895);
-                                        let _e5903 = (((_e5895 >= 0i) && (_e5895 < 32i)) && (_e5900 < 256i));
-                                        let _e5904 = select(_e5888, _e5900, _e5903);
-                                        let _e5908 = lane_active[bitcast<u32>(_e5904)];
-                                        let _e5915 = lane_values[bitcast<u32>(_e5904)];
-                                        let _e5919 = lane_values[bitcast<u32>(_e5888)];
-                                        r479_ = bitcast<f32>(select(_e5919, _e5915, (_e5903 && (_e5908 != 0u))));
-                                    }
-                                    let _e5924 = active_533_;
-                                    if _e5924 {
-                                        let _e5926 = r479_;
-                                        r480_ = f32(_e5926);
-                                        let _e5932 = mma_a_local0_[6i];
-                                        r481_ = _e5932;
-                                    }
-                                    workgroupBarrier();
-                                    let _e5935 = r481_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5935);
-                                    let _e5946 = active_533_;
-                                    lane_active[local_index] = u32(_e5946);
-                                    workgroupBarrier();
-                                    let _e5949 = active_533_;
-                                    if _e5949 {
-                                        let _e5955 = i32(local_index);
-                                        let _e5958 = r475_;
-                                        let _e5962 = (((_e5958 % 32i) + 32i) % 32i);
-                                        let _e5967 = ((_e5955 - (i32(local_index) % 32i)) + _e5962);
-                                        let _e5970 = (((_e5962 >= 0i) && (_e5962 < 32i)) && (_e5967 < 256i));
-                                        let _e5971 = select(_e5955, _e5967, _e5970);
-                                        let _e5975 = lane_active[bitcast<u32>(_e5971)];
-                                        let _e5982 = lane_values[bitcast<u32>(_e5971)];
-                                        let _e5986 = lane_values[bitcast<u32>(_e5955)];
-                                        r482_ = bitcast<f32>(select(_e5986, _e5982, (_e5970 && (_e5975 != 0u))));
-                                    }
-                                    let _e5991 = active_533_;
-                                    if _e5991 {
-                                        let _e5993 = r482_;
-                                        r483_ = f32(_e5993);
-                                        let _e5999 = mma_b_local1_[2i];
-                                        r484_ = _e5999;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6002 = r484_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6002);
-                                    let _e6013 = active_533_;
-                                    lane_active[local_index] = u32(_e6013);
-                                    workgroupBarrier();
-                                    let _e6016 = active_533_;
-                                    if _e6016 {
-                                        let _e6022 = i32(local_index);
-                                        let _e6025 = r476_;
-                                        let _e6029 = (((_e6025 % 32i) + 32i) % 32i);
-                                        let _e6034 = ((_e6022 - (i32(local_index) % 32i)) + _e6029);
-                                        let _e6037 = (((_e6029 >= 0i) && (_e6029 < 32i)) && (_e6034 < 256i));
-                                        let _e6038 = select(_e6022, _e6034, _e6037);
-                                        let _e6042 = lane_active[bitcast<u32>(_e6038)];
-                                        let _e6049 = lane_values[bitcast<u32>(_e6038)];
-                                        let _e6053 = lane_values[bitcast<u32>(_e6022)];
-                                        r485_ = bitcast<f32>(select(_e6053, _e6049, (_e6037 && (_e6042 != 0u))));
-                                    }
-                                    let _e6058 = active_533_;
-                                    if _e6058 {
-                                        let _e6060 = r485_;
-                                        r486_ = f32(_e6060);
-                                        let _e6066 = mma_b_local1_[2i];
-                                        r487_ = _e6066;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6069 = r487_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6069);
-                                    let _e6080 = active_533_;
-                                    lane_active[local_index] = u32(_e6080);
-                                    workgroupBarrier();
-                                    let _e6083 = active_533_;
-                                    if _e6083 {
-                                        let _e6089 = i32(local_index);
-                                        let _e6092 = r477_;
-                                        let _e6096 = (((_e6092 % 32i) + 32i) % 32i);
-                                        let _e6101 = ((_e6089 - (i32(local_index) % 32i)) + _e6096);
-                                        let _e6104 = (((_e6096 >= 0i) && (_e6096 < 32i)) && (_e6101 < 256i));
-                                        let _e6105 = select(_e6089, _e6101, _e6104);
-                                        let _e6109 = lane_active[bitcast<u32>(_e6105)];
-                                        let _e6116 = lane_values[bitcast<u32>(_e6105)];
-                                        let _e6120 = lane_values[bitcast<u32>(_e6089)];
-                                        r488_ = bitcast<f32>(select(_e6120, _e6116, (_e6104 && (_e6109 != 0u))));
-                                    }
-                                    let _e6125 = active_533_;
-                                    if _e6125 {
-                                        let _e6127 = r488_;
-                                        r489_ = f32(_e6127);
-                                        let _e6131 = r480_;
-                                        let _e6133 = r486_;
-                                        r490_ = (_e6131 * _e6133);
-                                        let _e6137 = r468_;
-                                        let _e6139 = r490_;
-                                        r491_ = (_e6137 + _e6139);
-                                        let _e6143 = r480_;
-                                        let _e6145 = r489_;
-                                        r492_ = (_e6143 * _e6145);
-                                        let _e6149 = r470_;
-                                        let _e6151 = r492_;
-                                        r493_ = (_e6149 + _e6151);
-                                        let _e6155 = r483_;
-                                        let _e6157 = r486_;
-                                        r494_ = (_e6155 * _e6157);
-                                        let _e6161 = r472_;
-                                        let _e6163 = r494_;
-                                        r495_ = (_e6161 + _e6163);
-                                        let _e6167 = r483_;
-                                        let _e6169 = r489_;
-                                        r496_ = (_e6167 * _e6169);
-                                        let _e6173 = r474_;
-                                        let _e6175 = r496_;
-                                        r497_ = (_e6173 + _e6175);
-                                        let _e6179 = r155_;
-                                        r498_ = (_e6179 + 3i);
-                                        let _e6184 = r156_;
-                                        r499_ = (_e6184 + 3i);
-                                        let _e6189 = r499_;
-                                        r500_ = (_e6189 + 4i);
-                                        let _e6196 = mma_a_local0_[5i];
-                                        r501_ = _e6196;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6199 = r501_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6199);
-                                    let _e6210 = active_533_;
-                                    lane_active[local_index] = u32(_e6210);
-                                    workgroupBarrier();
-                                    let _e6213 = active_533_;
-                                    if _e6213 {
-                                        let _e6219 = i32(local_index);
-                                        let _e6222 = r498_;
-                                        let _e6226 = (((_e6222 % 32i) + 32i) % 32i);
-                                        let _e6231 = ((_e6219 - (i32(local_index) % 32i)) + _e6226);
-                                        let _e6234 = (((_e6226 >= 0i) && (_e6226 < 32i)) && (_e6231 < 256i));
-                                        let _e6235 = select(_e6219, _e6231, _e6234);
-                                        let _e6239 = lane_active[bitcast<u32>(_e6235)];
-                                        let _e6246 = lane_values[bitcast<u32>(_e6235)];
-                                        let _e6250 = lane_values[bitcast<u32>(_e6219)];
-                                        r502_ = bitcast<f32>(select(_e6250, _e6246, (_e6234 && (_e6239 != 0u))));
-                                    }
-                                    let _e6255 = active_533_;
-                                    if _e6255 {
-                                        let _e6257 = r502_;
-                                        r503_ = f32(_e6257);
-                                        let _e6263 = mma_a_local0_[7i];
-                                        r504_ = _e6263;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6266 = r504_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6266);
-                                    let _e6277 = active_533_;
-                                    lane_active[local_index] = u32(_e6277);
-                                    workgroupBarrier();
-                                    let _e6280 = active_533_;
-                                    if _e6280 {
-                                        let _e6286 = i32(local_index);
-                                        let _e6289 = r498_;
-                                        let _e6293 = (((_e6289 % 32i) + 32i) % 32i);
-                                        let _e6298 = ((_e6286 - (i32(local_index) % 32i)) + _e6293);
-                                        let _e6301 = (((_e6293 >= 0i) && (_e6293 < 32i)) && (_e6298 < 256i));
-                                        let _e6302 = select(_e6286, _e6298, _e6301);
-                                        let _e6306 = lane_active[bitcast<u32>(_e6302)];
-                                        let _e6313 = lane_values[bitcast<u32>(_e6302)];
-                                        let _e6317 = lane_values[bitcast<u32>(_e6286)];
-                                        r505_ = bitcast<f32>(select(_e6317, _e6313, (_e6301 && (_e6306 != 0u))));
-                                    }
-                                    let _e6322 = active_533_;
-                                    if _e6322 {
-                                        let _e6324 = r505_;
-                                        r506_ = f32(_e6324);
-                                        let _e6330 = mma_b_local1_[3i];
-                                        r507_ = _e6330;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6333 = r507_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6333);
-                                    let _e6344 = active_533_;
-                                    lane_active[local_index] = u32(_e6344);
-                                    workgroupBarrier();
-                                    let _e6347 = active_533_;
-                                    if _e6347 {
-                                        let _e6353 = i32(local_index);
-                                        let _e6356 = r499_;
-                                        let _e6360 = (((_e6356 % 32i) + 32i) % 32i);
-                                        let _e6365 = ((_e6353 - (i32(local_index) % 32i)) + _e6360);
-                                        let _e6368 = (((_e6360 >= 0i) && (_e6360 < 32i)) && (_e6365 < 256i));
-                                        let _e6369 = select(_e6353, _e6365, _e6368);
-                                        let _e6373 = lane_active[bitcast<u32>(_e6369)];
-                                        let _e6380 = lane_values[bitcast<u32>(_e6369)];
-                                        let _e6384 = lane_values[bitcast<u32>(_e6353)];
-                                        r508_ = bitcast<f32>(select(_e6384, _e6380, (_e6368 && (_e6373 != 0u))));
-                                    }
-                                    let _e6389 = active_533_;
-                                    if _e6389 {
-                                        let _e6391 = r508_;
-                                        r509_ = f32(_e6391);
-                                        let _e6397 = mma_b_local1_[3i];
-                                        r510_ = _e6397;
-                                    }
-                                    workgroupBarrier();
-                                    let _e6400 = r510_;
-                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6400);
-                                    let _e6411 = active_533_;
-                                    lane_active[local_index] = u32(_e6411);
-                                    workgroupBarrier();
-                                    let _e6414 = active_533_;
-                                    if _e6414 {
-                                        let _e6420 = i32(local_index);
-                                        let _e6423 = r500_;
-                                        let _e6427 = (((_e6423 % 32i) + 32i) % 32i);
-                                        let _e6432 = ((_e6420 - (i32(local_index) % 32i)) + _e6427);
-                                        let _e6435 = (((_e6427 >= 0i) && (_e6427 < 32i)) && (_e6432 < 256i));
-                                        let _e6436 = select(_e6420, _e6432, _e6435);
-                                        let _e6440 = lane_active[bitcast<u32>(_e6436)];
-                                        let _e6447 = lane_values[bitcast<u32>(_e6436)];
-                                        let _e6451 = lane_values[bitcast<u32>(_e6420)];
-                                        r511_ = bitcast<f32>(select(_e6451, _e6447, (_e6435 && (_e6440 != 0u))));
-                                    }
-                                    let _e6456 = active_533_;
-                                    if _e6456 {
-                                        let _e6458 = r511_;
-                                        r512_ = f32(_e6458);
-                                        let _e6462 = r503_;
-                                        let _e6464 = r509_;
-                                        r513_ = (_e6462 * _e6464);
-                                        let _e6468 = r491_;
-                                        let _e6470 = r513_;
-                                        r514_ = (_e6468 + _e6470);
-                                        let _e6474 = r503_;
-                                        let _e6476 = r512_;
-                                        r515_ = (_e6474 * _e6476);
-                                        let _e6480 = r493_;
-                                        let _e6482 = r515_;
-                                        r516_ = (_e6480 + _e6482);
-                                        let _e6486 = r506_;
-                                        let _e6488 = r509_;
-                                        r517_ = (_e6486 * _e6488);
-                                        let _e6492 = r495_;
-                                        let _e6494 = r517_;
-                                        r518_ = (_e6492 + _e6494);
-                                        let _e6498 = r506_;
-                                        let _e6500 = r512_;
-                                        r519_ = (_e6498 * _e6500);
-                                        let _e6504 = r497_;
-                                        let _e6506 = r519_;
-                                        r520_ = (_e6504 + _e6506);
-                                        let _e6512 = mma_c_local2_[0i];
-                                        r521_ = _e6512;
-                                        let _e6515 = r521_;
-                                        let _e6517 = r514_;
-                                        r522_ = (_e6515 + _e6517);
-                                        let _e6523 = mma_c_local2_[1i];
-                                        r523_ = _e6523;
-                                        let _e6526 = r523_;
-                                        let _e6528 = r516_;
-                                        r524_ = (_e6526 + _e6528);
-                                        let _e6534 = mma_c_local2_[2i];
-                                        r525_ = _e6534;
-                                        let _e6537 = r525_;
-                                        let _e6539 = r518_;
-                                        r526_ = (_e6537 + _e6539);
-                                        let _e6545 = mma_c_local2_[3i];
-                                        r527_ = _e6545;
-                                        let _e6548 = r527_;
-                                        let _e6550 = r520_;
-                                        r528_ = (_e6548 + _e6550);
-                                        let _e6554 = r522_;
-                                        mma_c_local2_[0i] = _e6554;
-                                        let _e6559 = r524_;
-                                        mma_c_local2_[1i] = _e6559;
-                                        let _e6564 = r526_;
-                                        mma_c_local2_[2i] = _e6564;
-                                        let _e6569 = r528_;
-                                        mma_c_local2_[3i] = _e6569;
+                                        let _e1147 = r152_;
+                                        r153_ = (_e1147 >> bitcast<u32>(2i));
+                                        let _e1153 = r152_;
+                                        r154_ = (_e1153 & 3i);
+                                        let _e1158 = r153_;
+                                        r155_ = (_e1158 << bitcast<u32>(2i));
+                                        let _e1164 = r154_;
+                                        r156_ = (_e1164 << bitcast<u32>(3i));
+                                        let _e1170 = r155_;
+                                        r157_ = (_e1170 + 0i);
+                                        let _e1175 = r156_;
+                                        r158_ = (_e1175 + 0i);
+                                        let _e1180 = r158_;
+                                        r159_ = (_e1180 + 4i);
+                                        let _e1187 = mma_a_local0_[0i];
+                                        r160_ = _e1187;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1190 = r160_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1190);
+                                    let _e1201 = active_533_;
+                                    lane_active[local_index] = u32(_e1201);
+                                    workgroupBarrier();
+                                    let _e1204 = active_533_;
+                                    if _e1204 {
+                                        let _e1210 = i32(local_index);
+                                        let _e1213 = r157_;
+                                        let _e1217 = (((_e1213 % 32i) + 32i) % 32i);
+                                        let _e1222 = ((_e1210 - (i32(local_index) % 32i)) + _e1217);
+                                        let _e1225 = (((_e1217 >= 0i) && (_e1217 < 32i)) && (_e1222 < 256i));
+                                        let _e1226 = select(_e1210, _e1222, _e1225);
+                                        let _e1230 = lane_active[bitcast<u32>(_e1226)];
+                                        let _e1237 = lane_values[bitcast<u32>(_e1226)];
+                                        let _e1241 = lane_values[bitcast<u32>(_e1210)];
+                                        r161_ = bitcast<f32>(select(_e1241, _e1237, (_e1225 && (_e1230 != 0u))));
+                                    }
+                                    let _e1246 = active_533_;
+                                    if _e1246 {
+                                        let _e1248 = r161_;
+                                        r162_ = f32(_e1248);
+                                        let _e1254 = mma_a_local0_[2i];
+                                        r163_ = _e1254;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1257 = r163_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1257);
+                                    let _e1268 = active_533_;
+                                    lane_active[local_index] = u32(_e1268);
+                                    workgroupBarrier();
+                                    let _e1271 = active_533_;
+                                    if _e1271 {
+                                        let _e1277 = i32(local_index);
+                                        let _e1280 = r157_;
+                                        let _e1284 = (((_e1280 % 32i) + 32i) % 32i);
+                                        let _e1289 = ((_e1277 - (i32(local_index) % 32i)) + _e1284);
+                                        let _e1292 = (((_e1284 >= 0i) && (_e1284 < 32i)) && (_e1289 < 256i));
+                                        let _e1293 = select(_e1277, _e1289, _e1292);
+                                        let _e1297 = lane_active[bitcast<u32>(_e1293)];
+                                        let _e1304 = lane_values[bitcast<u32>(_e1293)];
+                                        let _e1308 = lane_values[bitcast<u32>(_e1277)];
+                                        r164_ = bitcast<f32>(select(_e1308, _e1304, (_e1292 && (_e1297 != 0u))));
+                                    }
+                                    let _e1313 = active_533_;
+                                    if _e1313 {
+                                        let _e1315 = r164_;
+                                        r165_ = f32(_e1315);
+                                        let _e1321 = mma_b_local1_[0i];
+                                        r166_ = _e1321;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1324 = r166_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1324);
+                                    let _e1335 = active_533_;
+                                    lane_active[local_index] = u32(_e1335);
+                                    workgroupBarrier();
+                                    let _e1338 = active_533_;
+                                    if _e1338 {
+                                        let _e1344 = i32(local_index);
+                                        let _e1347 = r158_;
+                                        let _e1351 = (((_e1347 % 32i) + 32i) % 32i);
+                                        let _e1356 = ((_e1344 - (i32(local_index) % 32i)) + _e1351);
+                                        let _e1359 = (((_e1351 >= 0i) && (_e1351 < 32i)) && (_e1356 < 256i));
+                                        let _e1360 = select(_e1344, _e1356, _e1359);
+                                        let _e1364 = lane_active[bitcast<u32>(_e1360)];
+                                        let _e1371 = lane_values[bitcast<u32>(_e1360)];
+                                        let _e1375 = lane_values[bitcast<u32>(_e1344)];
+                                        r167_ = bitcast<f32>(select(_e1375, _e1371, (_e1359 && (_e1364 != 0u))));
+                                    }
+                                    let _e1380 = active_533_;
+                                    if _e1380 {
+                                        let _e1382 = r167_;
+                                        r168_ = f32(_e1382);
+                                        let _e1388 = mma_b_local1_[0i];
+                                        r169_ = _e1388;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1391 = r169_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1391);
+                                    let _e1402 = active_533_;
+                                    lane_active[local_index] = u32(_e1402);
+                                    workgroupBarrier();
+                                    let _e1405 = active_533_;
+                                    if _e1405 {
+                                        let _e1411 = i32(local_index);
+                                        let _e1414 = r159_;
+                                        let _e1418 = (((_e1414 % 32i) + 32i) % 32i);
+                                        let _e1423 = ((_e1411 - (i32(local_index) % 32i)) + _e1418);
+                                        let _e1426 = (((_e1418 >= 0i) && (_e1418 < 32i)) && (_e1423 < 256i));
+                                        let _e1427 = select(_e1411, _e1423, _e1426);
+                                        let _e1431 = lane_active[bitcast<u32>(_e1427)];
+                                        let _e1438 = lane_values[bitcast<u32>(_e1427)];
+                                        let _e1442 = lane_values[bitcast<u32>(_e1411)];
+                                        r170_ = bitcast<f32>(select(_e1442, _e1438, (_e1426 && (_e1431 != 0u))));
+                                    }
+                                    let _e1447 = active_533_;
+                                    if _e1447 {
+                                        let _e1449 = r170_;
+                                        r171_ = f32(_e1449);
+                                        let _e1453 = r162_;
+                                        let _e1455 = r168_;
+                                        r172_ = (_e1453 * _e1455);
+                                        let _e1459 = r162_;
+                                        let _e1461 = r171_;
+                                        r173_ = (_e1459 * _e1461);
+                                        let _e1465 = r165_;
+                                        let _e1467 = r168_;
+                                        r174_ = (_e1465 * _e1467);
+                                        let _e1471 = r165_;
+                                        let _e1473 = r171_;
+                                        r175_ = (_e1471 * _e1473);
+                                        let _e1477 = r155_;
+                                        r176_ = (_e1477 + 0i);
+                                        let _e1482 = r156_;
+                                        r177_ = (_e1482 + 0i);
+                                        let _e1487 = r177_;
+                                        r178_ = (_e1487 + 4i);
+                                        let _e1494 = mma_a_local0_[1i];
+                                        r179_ = _e1494;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1497 = r179_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1497);
+                                    let _e1508 = active_533_;
+                                    lane_active[local_index] = u32(_e1508);
+                                    workgroupBarrier();
+                                    let _e1511 = active_533_;
+                                    if _e1511 {
+                                        let _e1517 = i32(local_index);
+                                        let _e1520 = r176_;
+                                        let _e1524 = (((_e1520 % 32i) + 32i) % 32i);
+                                        let _e1529 = ((_e1517 - (i32(local_index) % 32i)) + _e1524);
+                                        let _e1532 = (((_e1524 >= 0i) && (_e1524 < 32i)) && (_e1529 < 256i));
+                                        let _e1533 = select(_e1517, _e1529, _e1532);
+                                        let _e1537 = lane_active[bitcast<u32>(_e1533)];
+                                        let _e1544 = lane_values[bitcast<u32>(_e1533)];
+                                        let _e1548 = lane_values[bitcast<u32>(_e1517)];
+                                        r180_ = bitcast<f32>(select(_e1548, _e1544, (_e1532 && (_e1537 != 0u))));
+                                    }
+                                    let _e1553 = active_533_;
+                                    if _e1553 {
+                                        let _e1555 = r180_;
+                                        r181_ = f32(_e1555);
+                                        let _e1561 = mma_a_local0_[3i];
+                                        r182_ = _e1561;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1564 = r182_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1564);
+                                    let _e1575 = active_533_;
+                                    lane_active[local_index] = u32(_e1575);
+                                    workgroupBarrier();
+                                    let _e1578 = active_533_;
+                                    if _e1578 {
+                                        let _e1584 = i32(local_index);
+                                        let _e1587 = r176_;
+                                        let _e1591 = (((_e1587 % 32i) + 32i) % 32i);
+                                        let _e1596 = ((_e1584 - (i32(local_index) % 32i)) + _e1591);
+                                        let _e1599 = (((_e1591 >= 0i) && (_e1591 < 32i)) && (_e1596 < 256i));
+                                        let _e1600 = select(_e1584, _e1596, _e1599);
+                                        let _e1604 = lane_active[bitcast<u32>(_e1600)];
+                                        let _e1611 = lane_values[bitcast<u32>(_e1600)];
+                                        let _e1615 = lane_values[bitcast<u32>(_e1584)];
+                                        r183_ = bitcast<f32>(select(_e1615, _e1611, (_e1599 && (_e1604 != 0u))));
+                                    }
+                                    let _e1620 = active_533_;
+                                    if _e1620 {
+                                        let _e1622 = r183_;
+                                        r184_ = f32(_e1622);
+                                        let _e1628 = mma_b_local1_[1i];
+                                        r185_ = _e1628;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1631 = r185_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1631);
+                                    let _e1642 = active_533_;
+                                    lane_active[local_index] = u32(_e1642);
+                                    workgroupBarrier();
+                                    let _e1645 = active_533_;
+                                    if _e1645 {
+                                        let _e1651 = i32(local_index);
+                                        let _e1654 = r177_;
+                                        let _e1658 = (((_e1654 % 32i) + 32i) % 32i);
+                                        let _e1663 = ((_e1651 - (i32(local_index) % 32i)) + _e1658);
+                                        let _e1666 = (((_e1658 >= 0i) && (_e1658 < 32i)) && (_e1663 < 256i));
+                                        let _e1667 = select(_e1651, _e1663, _e1666);
+                                        let _e1671 = lane_active[bitcast<u32>(_e1667)];
+                                        let _e1678 = lane_values[bitcast<u32>(_e1667)];
+                                        let _e1682 = lane_values[bitcast<u32>(_e1651)];
+                                        r186_ = bitcast<f32>(select(_e1682, _e1678, (_e1666 && (_e1671 != 0u))));
+                                    }
+                                    let _e1687 = active_533_;
+                                    if _e1687 {
+                                        let _e1689 = r186_;
+                                        r187_ = f32(_e1689);
+                                        let _e1695 = mma_b_local1_[1i];
+                                        r188_ = _e1695;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1698 = r188_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1698);
+                                    let _e1709 = active_533_;
+                                    lane_active[local_index] = u32(_e1709);
+                                    workgroupBarrier();
+                                    let _e1712 = active_533_;
+                                    if _e1712 {
+                                        let _e1718 = i32(local_index);
+                                        let _e1721 = r178_;
+                                        let _e1725 = (((_e1721 % 32i) + 32i) % 32i);
+                                        let _e1730 = ((_e1718 - (i32(local_index) % 32i)) + _e1725);
+                                        let _e1733 = (((_e1725 >= 0i) && (_e1725 < 32i)) && (_e1730 < 256i));
+                                        let _e1734 = select(_e1718, _e1730, _e1733);
+                                        let _e1738 = lane_active[bitcast<u32>(_e1734)];
+                                        let _e1745 = lane_values[bitcast<u32>(_e1734)];
+                                        let _e1749 = lane_values[bitcast<u32>(_e1718)];
+                                        r189_ = bitcast<f32>(select(_e1749, _e1745, (_e1733 && (_e1738 != 0u))));
+                                    }
+                                    let _e1754 = active_533_;
+                                    if _e1754 {
+                                        let _e1756 = r189_;
+                                        r190_ = f32(_e1756);
+                                        let _e1760 = r181_;
+                                        let _e1762 = r187_;
+                                        r191_ = (_e1760 * _e1762);
+                                        let _e1766 = r172_;
+                                        let _e1768 = r191_;
+                                        r192_ = (_e1766 + _e1768);
+                                        let _e1772 = r181_;
+                                        let _e1774 = r190_;
+                                        r193_ = (_e1772 * _e1774);
+                                        let _e1778 = r173_;
+                                        let _e1780 = r193_;
+                                        r194_ = (_e1778 + _e1780);
+                                        let _e1784 = r184_;
+                                        let _e1786 = r187_;
+                                        r195_ = (_e1784 * _e1786);
+                                        let _e1790 = r174_;
+                                        let _e1792 = r195_;
+                                        r196_ = (_e1790 + _e1792);
+                                        let _e1796 = r184_;
+                                        let _e1798 = r190_;
+                                        r197_ = (_e1796 * _e1798);
+                                        let _e1802 = r175_;
+                                        let _e1804 = r197_;
+                                        r198_ = (_e1802 + _e1804);
+                                        let _e1808 = r155_;
+                                        r199_ = (_e1808 + 1i);
+                                        let _e1813 = r156_;
+                                        r200_ = (_e1813 + 1i);
+                                        let _e1818 = r200_;
+                                        r201_ = (_e1818 + 4i);
+                                        let _e1825 = mma_a_local0_[0i];
+                                        r202_ = _e1825;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1828 = r202_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1828);
+                                    let _e1839 = active_533_;
+                                    lane_active[local_index] = u32(_e1839);
+                                    workgroupBarrier();
+                                    let _e1842 = active_533_;
+                                    if _e1842 {
+                                        let _e1848 = i32(local_index);
+                                        let _e1851 = r199_;
+                                        let _e1855 = (((_e1851 % 32i) + 32i) % 32i);
+                                        let _e1860 = ((_e1848 - (i32(local_index) % 32i)) + _e1855);
+                                        let _e1863 = (((_e1855 >= 0i) && (_e1855 < 32i)) && (_e1860 < 256i));
+                                        let _e1864 = select(_e1848, _e1860, _e1863);
+                                        let _e1868 = lane_active[bitcast<u32>(_e1864)];
+                                        let _e1875 = lane_values[bitcast<u32>(_e1864)];
+                                        let _e1879 = lane_values[bitcast<u32>(_e1848)];
+                                        r203_ = bitcast<f32>(select(_e1879, _e1875, (_e1863 && (_e1868 != 0u))));
+                                    }
+                                    let _e1884 = active_533_;
+                                    if _e1884 {
+                                        let _e1886 = r203_;
+                                        r204_ = f32(_e1886);
+                                        let _e1892 = mma_a_local0_[2i];
+                                        r205_ = _e1892;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1895 = r205_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1895);
+                                    let _e1906 = active_533_;
+                                    lane_active[local_index] = u32(_e1906);
+                                    workgroupBarrier();
+                                    let _e1909 = active_533_;
+                                    if _e1909 {
+                                        let _e1915 = i32(local_index);
+                                        let _e1918 = r199_;
+                                        let _e1922 = (((_e1918 % 32i) + 32i) % 32i);
+                                        let _e1927 = ((_e1915 - (i32(local_index) % 32i)) + _e1922);
+                                        let _e1930 = (((_e1922 >= 0i) && (_e1922 < 32i)) && (_e1927 < 256i));
+                                        let _e1931 = select(_e1915, _e1927, _e1930);
+                                        let _e1935 = lane_active[bitcast<u32>(_e1931)];
+                                        let _e1942 = lane_values[bitcast<u32>(_e1931)];
+                                        let _e1946 = lane_values[bitcast<u32>(_e1915)];
+                                        r206_ = bitcast<f32>(select(_e1946, _e1942, (_e1930 && (_e1935 != 0u))));
+                                    }
+                                    let _e1951 = active_533_;
+                                    if _e1951 {
+                                        let _e1953 = r206_;
+                                        r207_ = f32(_e1953);
+                                        let _e1959 = mma_b_local1_[0i];
+                                        r208_ = _e1959;
+                                    }
+                                    workgroupBarrier();
+                                    let _e1962 = r208_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1962);
+                                    let _e1973 = active_533_;
+                                    lane_active[local_index] = u32(_e1973);
+                                    workgroupBarrier();
+                                    let _e1976 = active_533_;
+                                    if _e1976 {
+                                        let _e1982 = i32(local_index);
+                                        let _e1985 = r200_;
+                                        let _e1989 = (((_e1985 % 32i) + 32i) % 32i);
+                                        let _e1994 = ((_e1982 - (i32(local_index) % 32i)) + _e1989);
+                                        let _e1997 = (((_e1989 >= 0i) && (_e1989 < 32i)) && (_e1994 < 256i));
+                                        let _e1998 = select(_e1982, _e1994, _e1997);
+                                        let _e2002 = lane_active[bitcast<u32>(_e1998)];
+                                        let _e2009 = lane_values[bitcast<u32>(_e1998)];
+                                        let _e2013 = lane_values[bitcast<u32>(_e1982)];
+                                        r209_ = bitcast<f32>(select(_e2013, _e2009, (_e1997 && (_e2002 != 0u))));
+                                    }
+                                    let _e2018 = active_533_;
+                                    if _e2018 {
+                                        let _e2020 = r209_;
+                                        r210_ = f32(_e2020);
+                                        let _e2026 = mma_b_local1_[0i];
+                                        r211_ = _e2026;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2029 = r211_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2029);
+                                    let _e2040 = active_533_;
+                                    lane_active[local_index] = u32(_e2040);
+                                    workgroupBarrier();
+                                    let _e2043 = active_533_;
+                                    if _e2043 {
+                                        let _e2049 = i32(local_index);
+                                        let _e2052 = r201_;
+                                        let _e2056 = (((_e2052 % 32i) + 32i) % 32i);
+                                        let _e2061 = ((_e2049 - (i32(local_index) % 32i)) + _e2056);
+                                        let _e2064 = (((_e2056 >= 0i) && (_e2056 < 32i)) && (_e2061 < 256i));
+                                        let _e2065 = select(_e2049, _e2061, _e2064);
+                                        let _e2069 = lane_active[bitcast<u32>(_e2065)];
+                                        let _e2076 = lane_values[bitcast<u32>(_e2065)];
+                                        let _e2080 = lane_values[bitcast<u32>(_e2049)];
+                                        r212_ = bitcast<f32>(select(_e2080, _e2076, (_e2064 && (_e2069 != 0u))));
+                                    }
+                                    let _e2085 = active_533_;
+                                    if _e2085 {
+                                        let _e2087 = r212_;
+                                        r213_ = f32(_e2087);
+                                        let _e2091 = r204_;
+                                        let _e2093 = r210_;
+                                        r214_ = (_e2091 * _e2093);
+                                        let _e2097 = r192_;
+                                        let _e2099 = r214_;
+                                        r215_ = (_e2097 + _e2099);
+                                        let _e2103 = r204_;
+                                        let _e2105 = r213_;
+                                        r216_ = (_e2103 * _e2105);
+                                        let _e2109 = r194_;
+                                        let _e2111 = r216_;
+                                        r217_ = (_e2109 + _e2111);
+                                        let _e2115 = r207_;
+                                        let _e2117 = r210_;
+                                        r218_ = (_e2115 * _e2117);
+                                        let _e2121 = r196_;
+                                        let _e2123 = r218_;
+                                        r219_ = (_e2121 + _e2123);
+                                        let _e2127 = r207_;
+                                        let _e2129 = r213_;
+                                        r220_ = (_e2127 * _e2129);
+                                        let _e2133 = r198_;
+                                        let _e2135 = r220_;
+                                        r221_ = (_e2133 + _e2135);
+                                        let _e2139 = r155_;
+                                        r222_ = (_e2139 + 1i);
+                                        let _e2144 = r156_;
+                                        r223_ = (_e2144 + 1i);
+                                        let _e2149 = r223_;
+                                        r224_ = (_e2149 + 4i);
+                                        let _e2156 = mma_a_local0_[1i];
+                                        r225_ = _e2156;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2159 = r225_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2159);
+                                    let _e2170 = active_533_;
+                                    lane_active[local_index] = u32(_e2170);
+                                    workgroupBarrier();
+                                    let _e2173 = active_533_;
+                                    if _e2173 {
+                                        let _e2179 = i32(local_index);
+                                        let _e2182 = r222_;
+                                        let _e2186 = (((_e2182 % 32i) + 32i) % 32i);
+                                        let _e2191 = ((_e2179 - (i32(local_index) % 32i)) + _e2186);
+                                        let _e2194 = (((_e2186 >= 0i) && (_e2186 < 32i)) && (_e2191 < 256i));
+                                        let _e2195 = select(_e2179, _e2191, _e2194);
+                                        let _e2199 = lane_active[bitcast<u32>(_e2195)];
+                                        let _e2206 = lane_values[bitcast<u32>(_e2195)];
+                                        let _e2210 = lane_values[bitcast<u32>(_e2179)];
+                                        r226_ = bitcast<f32>(select(_e2210, _e2206, (_e2194 && (_e2199 != 0u))));
+                                    }
+                                    let _e2215 = active_533_;
+                                    if _e2215 {
+                                        let _e2217 = r226_;
+                                        r227_ = f32(_e2217);
+                                        let _e2223 = mma_a_local0_[3i];
+                                        r228_ = _e2223;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2226 = r228_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2226);
+                                    let _e2237 = active_533_;
+                                    lane_active[local_index] = u32(_e2237);
+                                    workgroupBarrier();
+                                    let _e2240 = active_533_;
+                                    if _e2240 {
+                                        let _e2246 = i32(local_index);
+                                        let _e2249 = r222_;
+                                        let _e2253 = (((_e2249 % 32i) + 32i) % 32i);
+                                        let _e2258 = ((_e2246 - (i32(local_index) % 32i)) + _e2253);
+                                        let _e2261 = (((_e2253 >= 0i) && (_e2253 < 32i)) && (_e2258 < 256i));
+                                        let _e2262 = select(_e2246, _e2258, _e2261);
+                                        let _e2266 = lane_active[bitcast<u32>(_e2262)];
+                                        let _e2273 = lane_values[bitcast<u32>(_e2262)];
+                                        let _e2277 = lane_values[bitcast<u32>(_e2246)];
+                                        r229_ = bitcast<f32>(select(_e2277, _e2273, (_e2261 && (_e2266 != 0u))));
+                                    }
+                                    let _e2282 = active_533_;
+                                    if _e2282 {
+                                        let _e2284 = r229_;
+                                        r230_ = f32(_e2284);
+                                        let _e2290 = mma_b_local1_[1i];
+                                        r231_ = _e2290;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2293 = r231_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2293);
+                                    let _e2304 = active_533_;
+                                    lane_active[local_index] = u32(_e2304);
+                                    workgroupBarrier();
+                                    let _e2307 = active_533_;
+                                    if _e2307 {
+                                        let _e2313 = i32(local_index);
+                                        let _e2316 = r223_;
+                                        let _e2320 = (((_e2316 % 32i) + 32i) % 32i);
+                                        let _e2325 = ((_e2313 - (i32(local_index) % 32i)) + _e2320);
+                                        let _e2328 = (((_e2320 >= 0i) && (_e2320 < 32i)) && (_e2325 < 256i));
+                                        let _e2329 = select(_e2313, _e2325, _e2328);
+                                        let _e2333 = lane_active[bitcast<u32>(_e2329)];
+                                        let _e2340 = lane_values[bitcast<u32>(_e2329)];
+                                        let _e2344 = lane_values[bitcast<u32>(_e2313)];
+                                        r232_ = bitcast<f32>(select(_e2344, _e2340, (_e2328 && (_e2333 != 0u))));
+                                    }
+                                    let _e2349 = active_533_;
+                                    if _e2349 {
+                                        let _e2351 = r232_;
+                                        r233_ = f32(_e2351);
+                                        let _e2357 = mma_b_local1_[1i];
+                                        r234_ = _e2357;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2360 = r234_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2360);
+                                    let _e2371 = active_533_;
+                                    lane_active[local_index] = u32(_e2371);
+                                    workgroupBarrier();
+                                    let _e2374 = active_533_;
+                                    if _e2374 {
+                                        let _e2380 = i32(local_index);
+                                        let _e2383 = r224_;
+                                        let _e2387 = (((_e2383 % 32i) + 32i) % 32i);
+                                        let _e2392 = ((_e2380 - (i32(local_index) % 32i)) + _e2387);
+                                        let _e2395 = (((_e2387 >= 0i) && (_e2387 < 32i)) && (_e2392 < 256i));
+                                        let _e2396 = select(_e2380, _e2392, _e2395);
+                                        let _e2400 = lane_active[bitcast<u32>(_e2396)];
+                                        let _e2407 = lane_values[bitcast<u32>(_e2396)];
+                                        let _e2411 = lane_values[bitcast<u32>(_e2380)];
+                                        r235_ = bitcast<f32>(select(_e2411, _e2407, (_e2395 && (_e2400 != 0u))));
+                                    }
+                                    let _e2416 = active_533_;
+                                    if _e2416 {
+                                        let _e2418 = r235_;
+                                        r236_ = f32(_e2418);
+                                        let _e2422 = r227_;
+                                        let _e2424 = r233_;
+                                        r237_ = (_e2422 * _e2424);
+                                        let _e2428 = r215_;
+                                        let _e2430 = r237_;
+                                        r238_ = (_e2428 + _e2430);
+                                        let _e2434 = r227_;
+                                        let _e2436 = r236_;
+                                        r239_ = (_e2434 * _e2436);
+                                        let _e2440 = r217_;
+                                        let _e2442 = r239_;
+                                        r240_ = (_e2440 + _e2442);
+                                        let _e2446 = r230_;
+                                        let _e2448 = r233_;
+                                        r241_ = (_e2446 * _e2448);
+                                        let _e2452 = r219_;
+                                        let _e2454 = r241_;
+                                        r242_ = (_e2452 + _e2454);
+                                        let _e2458 = r230_;
+                                        let _e2460 = r236_;
+                                        r243_ = (_e2458 * _e2460);
+                                        let _e2464 = r221_;
+                                        let _e2466 = r243_;
+                                        r244_ = (_e2464 + _e2466);
+                                        let _e2470 = r155_;
+                                        r245_ = (_e2470 + 2i);
+                                        let _e2475 = r156_;
+                                        r246_ = (_e2475 + 2i);
+                                        let _e2480 = r246_;
+                                        r247_ = (_e2480 + 4i);
+                                        let _e2487 = mma_a_local0_[0i];
+                                        r248_ = _e2487;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2490 = r248_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2490);
+                                    let _e2501 = active_533_;
+                                    lane_active[local_index] = u32(_e2501);
+                                    workgroupBarrier();
+                                    let _e2504 = active_533_;
+                                    if _e2504 {
+                                        let _e2510 = i32(local_index);
+                                        let _e2513 = r245_;
+                                        let _e2517 = (((_e2513 % 32i) + 32i) % 32i);
+                                        let _e2522 = ((_e2510 - (i32(local_index) % 32i)) + _e2517);
+                                        let _e2525 = (((_e2517 >= 0i) && (_e2517 < 32i)) && (_e2522 < 256i));
+                                        let _e2526 = select(_e2510, _e2522, _e2525);
+                                        let _e2530 = lane_active[bitcast<u32>(_e2526)];
+                                        let _e2537 = lane_values[bitcast<u32>(_e2526)];
+                                        let _e2541 = lane_values[bitcast<u32>(_e2510)];
+                                        r249_ = bitcast<f32>(select(_e2541, _e2537, (_e2525 && (_e2530 != 0u))));
+                                    }
+                                    let _e2546 = active_533_;
+                                    if _e2546 {
+                                        let _e2548 = r249_;
+                                        r250_ = f32(_e2548);
+                                        let _e2554 = mma_a_local0_[2i];
+                                        r251_ = _e2554;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2557 = r251_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2557);
+                                    let _e2568 = active_533_;
+                                    lane_active[local_index] = u32(_e2568);
+                                    workgroupBarrier();
+                                    let _e2571 = active_533_;
+                                    if _e2571 {
+                                        let _e2577 = i32(local_index);
+                                        let _e2580 = r245_;
+                                        let _e2584 = (((_e2580 % 32i) + 32i) % 32i);
+                                        let _e2589 = ((_e2577 - (i32(local_index) % 32i)) + _e2584);
+                                        let _e2592 = (((_e2584 >= 0i) && (_e2584 < 32i)) && (_e2589 < 256i));
+                                        let _e2593 = select(_e2577, _e2589, _e2592);
+                                        let _e2597 = lane_active[bitcast<u32>(_e2593)];
+                                        let _e2604 = lane_values[bitcast<u32>(_e2593)];
+                                        let _e2608 = lane_values[bitcast<u32>(_e2577)];
+                                        r252_ = bitcast<f32>(select(_e2608, _e2604, (_e2592 && (_e2597 != 0u))));
+                                    }
+                                    let _e2613 = active_533_;
+                                    if _e2613 {
+                                        let _e2615 = r252_;
+                                        r253_ = f32(_e2615);
+                                        let _e2621 = mma_b_local1_[0i];
+                                        r254_ = _e2621;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2624 = r254_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2624);
+                                    let _e2635 = active_533_;
+                                    lane_active[local_index] = u32(_e2635);
+                                    workgroupBarrier();
+                                    let _e2638 = active_533_;
+                                    if _e2638 {
+                                        let _e2644 = i32(local_index);
+                                        let _e2647 = r246_;
+                                        let _e2651 = (((_e2647 % 32i) + 32i) % 32i);
+                                        let _e2656 = ((_e2644 - (i32(local_index) % 32i)) + _e2651);
+                                        let _e2659 = (((_e2651 >= 0i) && (_e2651 < 32i)) && (_e2656 < 256i));
+                                        let _e2660 = select(_e2644, _e2656, _e2659);
+                                        let _e2664 = lane_active[bitcast<u32>(_e2660)];
+                                        let _e2671 = lane_values[bitcast<u32>(_e2660)];
+                                        let _e2675 = lane_values[bitcast<u32>(_e2644)];
+                                        r255_ = bitcast<f32>(select(_e2675, _e2671, (_e2659 && (_e2664 != 0u))));
+                                    }
+                                    let _e2680 = active_533_;
+                                    if _e2680 {
+                                        let _e2682 = r255_;
+                                        r256_ = f32(_e2682);
+                                        let _e2688 = mma_b_local1_[0i];
+                                        r257_ = _e2688;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2691 = r257_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2691);
+                                    let _e2702 = active_533_;
+                                    lane_active[local_index] = u32(_e2702);
+                                    workgroupBarrier();
+                                    let _e2705 = active_533_;
+                                    if _e2705 {
+                                        let _e2711 = i32(local_index);
+                                        let _e2714 = r247_;
+                                        let _e2718 = (((_e2714 % 32i) + 32i) % 32i);
+                                        let _e2723 = ((_e2711 - (i32(local_index) % 32i)) + _e2718);
+                                        let _e2726 = (((_e2718 >= 0i) && (_e2718 < 32i)) && (_e2723 < 256i));
+                                        let _e2727 = select(_e2711, _e2723, _e2726);
+                                        let _e2731 = lane_active[bitcast<u32>(_e2727)];
+                                        let _e2738 = lane_values[bitcast<u32>(_e2727)];
+                                        let _e2742 = lane_values[bitcast<u32>(_e2711)];
+                                        r258_ = bitcast<f32>(select(_e2742, _e2738, (_e2726 && (_e2731 != 0u))));
+                                    }
+                                    let _e2747 = active_533_;
+                                    if _e2747 {
+                                        let _e2749 = r258_;
+                                        r259_ = f32(_e2749);
+                                        let _e2753 = r250_;
+                                        let _e2755 = r256_;
+                                        r260_ = (_e2753 * _e2755);
+                                        let _e2759 = r238_;
+                                        let _e2761 = r260_;
+                                        r261_ = (_e2759 + _e2761);
+                                        let _e2765 = r250_;
+                                        let _e2767 = r259_;
+                                        r262_ = (_e2765 * _e2767);
+                                        let _e2771 = r240_;
+                                        let _e2773 = r262_;
+                                        r263_ = (_e2771 + _e2773);
+                                        let _e2777 = r253_;
+                                        let _e2779 = r256_;
+                                        r264_ = (_e2777 * _e2779);
+                                        let _e2783 = r242_;
+                                        let _e2785 = r264_;
+                                        r265_ = (_e2783 + _e2785);
+                                        let _e2789 = r253_;
+                                        let _e2791 = r259_;
+                                        r266_ = (_e2789 * _e2791);
+                                        let _e2795 = r244_;
+                                        let _e2797 = r266_;
+                                        r267_ = (_e2795 + _e2797);
+                                        let _e2801 = r155_;
+                                        r268_ = (_e2801 + 2i);
+                                        let _e2806 = r156_;
+                                        r269_ = (_e2806 + 2i);
+                                        let _e2811 = r269_;
+                                        r270_ = (_e2811 + 4i);
+                                        let _e2818 = mma_a_local0_[1i];
+                                        r271_ = _e2818;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2821 = r271_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2821);
+                                    let _e2832 = active_533_;
+                                    lane_active[local_index] = u32(_e2832);
+                                    workgroupBarrier();
+                                    let _e2835 = active_533_;
+                                    if _e2835 {
+                                        let _e2841 = i32(local_index);
+                                        let _e2844 = r268_;
+                                        let _e2848 = (((_e2844 % 32i) + 32i) % 32i);
+                                        let _e2853 = ((_e2841 - (i32(local_index) % 32i)) + _e2848);
+                                        let _e2856 = (((_e2848 >= 0i) && (_e2848 < 32i)) && (_e2853 < 256i));
+                                        let _e2857 = select(_e2841, _e2853, _e2856);
+                                        let _e2861 = lane_active[bitcast<u32>(_e2857)];
+                                        let _e2868 = lane_values[bitcast<u32>(_e2857)];
+                                        let _e2872 = lane_values[bitcast<u32>(_e2841)];
+                                        r272_ = bitcast<f32>(select(_e2872, _e2868, (_e2856 && (_e2861 != 0u))));
+                                    }
+                                    let _e2877 = active_533_;
+                                    if _e2877 {
+                                        let _e2879 = r272_;
+                                        r273_ = f32(_e2879);
+                                        let _e2885 = mma_a_local0_[3i];
+                                        r274_ = _e2885;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2888 = r274_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2888);
+                                    let _e2899 = active_533_;
+                                    lane_active[local_index] = u32(_e2899);
+                                    workgroupBarrier();
+                                    let _e2902 = active_533_;
+                                    if _e2902 {
+                                        let _e2908 = i32(local_index);
+                                        let _e2911 = r268_;
+                                        let _e2915 = (((_e2911 % 32i) + 32i) % 32i);
+                                        let _e2920 = ((_e2908 - (i32(local_index) % 32i)) + _e2915);
+                                        let _e2923 = (((_e2915 >= 0i) && (_e2915 < 32i)) && (_e2920 < 256i));
+                                        let _e2924 = select(_e2908, _e2920, _e2923);
+                                        let _e2928 = lane_active[bitcast<u32>(_e2924)];
+                                        let _e2935 = lane_values[bitcast<u32>(_e2924)];
+                                        let _e2939 = lane_values[bitcast<u32>(_e2908)];
+                                        r275_ = bitcast<f32>(select(_e2939, _e2935, (_e2923 && (_e2928 != 0u))));
+                                    }
+                                    let _e2944 = active_533_;
+                                    if _e2944 {
+                                        let _e2946 = r275_;
+                                        r276_ = f32(_e2946);
+                                        let _e2952 = mma_b_local1_[1i];
+                                        r277_ = _e2952;
+                                    }
+                                    workgroupBarrier();
+                                    let _e2955 = r277_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e2955);
+                                    let _e2966 = active_533_;
+                                    lane_active[local_index] = u32(_e2966);
+                                    workgroupBarrier();
+                                    let _e2969 = active_533_;
+                                    if _e2969 {
+                                        let _e2975 = i32(local_index);
+                                        let _e2978 = r269_;
+                                        let _e2982 = (((_e2978 % 32i) + 32i) % 32i);
+                                        let _e2987 = ((_e2975 - (i32(local_index) % 32i)) + _e2982);
+                                        let _e2990 = (((_e2982 >= 0i) && (_e2982 < 32i)) && (_e2987 < 256i));
+                                        let _e2991 = select(_e2975, _e2987, _e2990);
+                                        let _e2995 = lane_active[bitcast<u32>(_e2991)];
+                                        let _e3002 = lane_values[bitcast<u32>(_e2991)];
+                                        let _e3006 = lane_values[bitcast<u32>(_e2975)];
+                                        r278_ = bitcast<f32>(select(_e3006, _e3002, (_e2990 && (_e2995 != 0u))));
+                                    }
+                                    let _e3011 = active_533_;
+                                    if _e3011 {
+                                        let _e3013 = r278_;
+                                        r279_ = f32(_e3013);
+                                        let _e3019 = mma_b_local1_[1i];
+                                        r280_ = _e3019;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3022 = r280_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3022);
+                                    let _e3033 = active_533_;
+                                    lane_active[local_index] = u32(_e3033);
+                                    workgroupBarrier();
+                                    let _e3036 = active_533_;
+                                    if _e3036 {
+                                        let _e3042 = i32(local_index);
+                                        let _e3045 = r270_;
+                                        let _e3049 = (((_e3045 % 32i) + 32i) % 32i);
+                                        let _e3054 = ((_e3042 - (i32(local_index) % 32i)) + _e3049);
+                                        let _e3057 = (((_e3049 >= 0i) && (_e3049 < 32i)) && (_e3054 < 256i));
+                                        let _e3058 = select(_e3042, _e3054, _e3057);
+                                        let _e3062 = lane_active[bitcast<u32>(_e3058)];
+                                        let _e3069 = lane_values[bitcast<u32>(_e3058)];
+                                        let _e3073 = lane_values[bitcast<u32>(_e3042)];
+                                        r281_ = bitcast<f32>(select(_e3073, _e3069, (_e3057 && (_e3062 != 0u))));
+                                    }
+                                    let _e3078 = active_533_;
+                                    if _e3078 {
+                                        let _e3080 = r281_;
+                                        r282_ = f32(_e3080);
+                                        let _e3084 = r273_;
+                                        let _e3086 = r279_;
+                                        r283_ = (_e3084 * _e3086);
+                                        let _e3090 = r261_;
+                                        let _e3092 = r283_;
+                                        r284_ = (_e3090 + _e3092);
+                                        let _e3096 = r273_;
+                                        let _e3098 = r282_;
+                                        r285_ = (_e3096 * _e3098);
+                                        let _e3102 = r263_;
+                                        let _e3104 = r285_;
+                                        r286_ = (_e3102 + _e3104);
+                                        let _e3108 = r276_;
+                                        let _e3110 = r279_;
+                                        r287_ = (_e3108 * _e3110);
+                                        let _e3114 = r265_;
+                                        let _e3116 = r287_;
+                                        r288_ = (_e3114 + _e3116);
+                                        let _e3120 = r276_;
+                                        let _e3122 = r282_;
+                                        r289_ = (_e3120 * _e3122);
+                                        let _e3126 = r267_;
+                                        let _e3128 = r289_;
+                                        r290_ = (_e3126 + _e3128);
+                                        let _e3132 = r155_;
+                                        r291_ = (_e3132 + 3i);
+                                        let _e3137 = r156_;
+                                        r292_ = (_e3137 + 3i);
+                                        let _e3142 = r292_;
+                                        r293_ = (_e3142 + 4i);
+                                        let _e3149 = mma_a_local0_[0i];
+                                        r294_ = _e3149;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3152 = r294_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3152);
+                                    let _e3163 = active_533_;
+                                    lane_active[local_index] = u32(_e3163);
+                                    workgroupBarrier();
+                                    let _e3166 = active_533_;
+                                    if _e3166 {
+                                        let _e3172 = i32(local_index);
+                                        let _e3175 = r291_;
+                                        let _e3179 = (((_e3175 % 32i) + 32i) % 32i);
+                                        let _e3184 = ((_e3172 - (i32(local_index) % 32i)) + _e3179);
+                                        let _e3187 = (((_e3179 >= 0i) && (_e3179 < 32i)) && (_e3184 < 256i));
+                                        let _e3188 = select(_e3172, _e3184, _e3187);
+                                        let _e3192 = lane_active[bitcast<u32>(_e3188)];
+                                        let _e3199 = lane_values[bitcast<u32>(_e3188)];
+                                        let _e3203 = lane_values[bitcast<u32>(_e3172)];
+                                        r295_ = bitcast<f32>(select(_e3203, _e3199, (_e3187 && (_e3192 != 0u))));
+                                    }
+                                    let _e3208 = active_533_;
+                                    if _e3208 {
+                                        let _e3210 = r295_;
+                                        r296_ = f32(_e3210);
+                                        let _e3216 = mma_a_local0_[2i];
+                                        r297_ = _e3216;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3219 = r297_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3219);
+                                    let _e3230 = active_533_;
+                                    lane_active[local_index] = u32(_e3230);
+                                    workgroupBarrier();
+                                    let _e3233 = active_533_;
+                                    if _e3233 {
+                                        let _e3239 = i32(local_index);
+                                        let _e3242 = r291_;
+                                        let _e3246 = (((_e3242 % 32i) + 32i) % 32i);
+                                        let _e3251 = ((_e3239 - (i32(local_index) % 32i)) + _e3246);
+                                        let _e3254 = (((_e3246 >= 0i) && (_e3246 < 32i)) && (_e3251 < 256i));
+                                        let _e3255 = select(_e3239, _e3251, _e3254);
+                                        let _e3259 = lane_active[bitcast<u32>(_e3255)];
+                                        let _e3266 = lane_values[bitcast<u32>(_e3255)];
+                                        let _e3270 = lane_values[bitcast<u32>(_e3239)];
+                                        r298_ = bitcast<f32>(select(_e3270, _e3266, (_e3254 && (_e3259 != 0u))));
+                                    }
+                                    let _e3275 = active_533_;
+                                    if _e3275 {
+                                        let _e3277 = r298_;
+                                        r299_ = f32(_e3277);
+                                        let _e3283 = mma_b_local1_[0i];
+                                        r300_ = _e3283;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3286 = r300_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3286);
+                                    let _e3297 = active_533_;
+                                    lane_active[local_index] = u32(_e3297);
+                                    workgroupBarrier();
+                                    let _e3300 = active_533_;
+                                    if _e3300 {
+                                        let _e3306 = i32(local_index);
+                                        let _e3309 = r292_;
+                                        let _e3313 = (((_e3309 % 32i) + 32i) % 32i);
+                                        let _e3318 = ((_e3306 - (i32(local_index) % 32i)) + _e3313);
+                                        let _e3321 = (((_e3313 >= 0i) && (_e3313 < 32i)) && (_e3318 < 256i));
+                                        let _e3322 = select(_e3306, _e3318, _e3321);
+                                        let _e3326 = lane_active[bitcast<u32>(_e3322)];
+                                        let _e3333 = lane_values[bitcast<u32>(_e3322)];
+                                        let _e3337 = lane_values[bitcast<u32>(_e3306)];
+                                        r301_ = bitcast<f32>(select(_e3337, _e3333, (_e3321 && (_e3326 != 0u))));
+                                    }
+                                    let _e3342 = active_533_;
+                                    if _e3342 {
+                                        let _e3344 = r301_;
+                                        r302_ = f32(_e3344);
+                                        let _e3350 = mma_b_local1_[0i];
+                                        r303_ = _e3350;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3353 = r303_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3353);
+                                    let _e3364 = active_533_;
+                                    lane_active[local_index] = u32(_e3364);
+                                    workgroupBarrier();
+                                    let _e3367 = active_533_;
+                                    if _e3367 {
+                                        let _e3373 = i32(local_index);
+                                        let _e3376 = r293_;
+                                        let _e3380 = (((_e3376 % 32i) + 32i) % 32i);
+                                        let _e3385 = ((_e3373 - (i32(local_index) % 32i)) + _e3380);
+                                        let _e3388 = (((_e3380 >= 0i) && (_e3380 < 32i)) && (_e3385 < 256i));
+                                        let _e3389 = select(_e3373, _e3385, _e3388);
+                                        let _e3393 = lane_active[bitcast<u32>(_e3389)];
+                                        let _e3400 = lane_values[bitcast<u32>(_e3389)];
+                                        let _e3404 = lane_values[bitcast<u32>(_e3373)];
+                                        r304_ = bitcast<f32>(select(_e3404, _e3400, (_e3388 && (_e3393 != 0u))));
+                                    }
+                                    let _e3409 = active_533_;
+                                    if _e3409 {
+                                        let _e3411 = r304_;
+                                        r305_ = f32(_e3411);
+                                        let _e3415 = r296_;
+                                        let _e3417 = r302_;
+                                        r306_ = (_e3415 * _e3417);
+                                        let _e3421 = r284_;
+                                        let _e3423 = r306_;
+                                        r307_ = (_e3421 + _e3423);
+                                        let _e3427 = r296_;
+                                        let _e3429 = r305_;
+                                        r308_ = (_e3427 * _e3429);
+                                        let _e3433 = r286_;
+                                        let _e3435 = r308_;
+                                        r309_ = (_e3433 + _e3435);
+                                        let _e3439 = r299_;
+                                        let _e3441 = r302_;
+                                        r310_ = (_e3439 * _e3441);
+                                        let _e3445 = r288_;
+                                        let _e3447 = r310_;
+                                        r311_ = (_e3445 + _e3447);
+                                        let _e3451 = r299_;
+                                        let _e3453 = r305_;
+                                        r312_ = (_e3451 * _e3453);
+                                        let _e3457 = r290_;
+                                        let _e3459 = r312_;
+                                        r313_ = (_e3457 + _e3459);
+                                        let _e3463 = r155_;
+                                        r314_ = (_e3463 + 3i);
+                                        let _e3468 = r156_;
+                                        r315_ = (_e3468 + 3i);
+                                        let _e3473 = r315_;
+                                        r316_ = (_e3473 + 4i);
+                                        let _e3480 = mma_a_local0_[1i];
+                                        r317_ = _e3480;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3483 = r317_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3483);
+                                    let _e3494 = active_533_;
+                                    lane_active[local_index] = u32(_e3494);
+                                    workgroupBarrier();
+                                    let _e3497 = active_533_;
+                                    if _e3497 {
+                                        let _e3503 = i32(local_index);
+                                        let _e3506 = r314_;
+                                        let _e3510 = (((_e3506 % 32i) + 32i) % 32i);
+                                        let _e3515 = ((_e3503 - (i32(local_index) % 32i)) + _e3510);
+                                        let _e3518 = (((_e3510 >= 0i) && (_e3510 < 32i)) && (_e3515 < 256i));
+                                        let _e3519 = select(_e3503, _e3515, _e3518);
+                                        let _e3523 = lane_active[bitcast<u32>(_e3519)];
+                                        let _e3530 = lane_values[bitcast<u32>(_e3519)];
+                                        let _e3534 = lane_values[bitcast<u32>(_e3503)];
+                                        r318_ = bitcast<f32>(select(_e3534, _e3530, (_e3518 && (_e3523 != 0u))));
+                                    }
+                                    let _e3539 = active_533_;
+                                    if _e3539 {
+                                        let _e3541 = r318_;
+                                        r319_ = f32(_e3541);
+                                        let _e3547 = mma_a_local0_[3i];
+                                        r320_ = _e3547;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3550 = r320_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3550);
+                                    let _e3561 = active_533_;
+                                    lane_active[local_index] = u32(_e3561);
+                                    workgroupBarrier();
+                                    let _e3564 = active_533_;
+                                    if _e3564 {
+                                        let _e3570 = i32(local_index);
+                                        let _e3573 = r314_;
+                                        let _e3577 = (((_e3573 % 32i) + 32i) % 32i);
+                                        let _e3582 = ((_e3570 - (i32(local_index) % 32i)) + _e3577);
+                                        let _e3585 = (((_e3577 >= 0i) && (_e3577 < 32i)) && (_e3582 < 256i));
+                                        let _e3586 = select(_e3570, _e3582, _e3585);
+                                        let _e3590 = lane_active[bitcast<u32>(_e3586)];
+                                        let _e3597 = lane_values[bitcast<u32>(_e3586)];
+                                        let _e3601 = lane_values[bitcast<u32>(_e3570)];
+                                        r321_ = bitcast<f32>(select(_e3601, _e3597, (_e3585 && (_e3590 != 0u))));
+                                    }
+                                    let _e3606 = active_533_;
+                                    if _e3606 {
+                                        let _e3608 = r321_;
+                                        r322_ = f32(_e3608);
+                                        let _e3614 = mma_b_local1_[1i];
+                                        r323_ = _e3614;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3617 = r323_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3617);
+                                    let _e3628 = active_533_;
+                                    lane_active[local_index] = u32(_e3628);
+                                    workgroupBarrier();
+                                    let _e3631 = active_533_;
+                                    if _e3631 {
+                                        let _e3637 = i32(local_index);
+                                        let _e3640 = r315_;
+                                        let _e3644 = (((_e3640 % 32i) + 32i) % 32i);
+                                        let _e3649 = ((_e3637 - (i32(local_index) % 32i)) + _e3644);
+                                        let _e3652 = (((_e3644 >= 0i) && (_e3644 < 32i)) && (_e3649 < 256i));
+                                        let _e3653 = select(_e3637, _e3649, _e3652);
+                                        let _e3657 = lane_active[bitcast<u32>(_e3653)];
+                                        let _e3664 = lane_values[bitcast<u32>(_e3653)];
+                                        let _e3668 = lane_values[bitcast<u32>(_e3637)];
+                                        r324_ = bitcast<f32>(select(_e3668, _e3664, (_e3652 && (_e3657 != 0u))));
+                                    }
+                                    let _e3673 = active_533_;
+                                    if _e3673 {
+                                        let _e3675 = r324_;
+                                        r325_ = f32(_e3675);
+                                        let _e3681 = mma_b_local1_[1i];
+                                        r326_ = _e3681;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3684 = r326_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3684);
+                                    let _e3695 = active_533_;
+                                    lane_active[local_index] = u32(_e3695);
+                                    workgroupBarrier();
+                                    let _e3698 = active_533_;
+                                    if _e3698 {
+                                        let _e3704 = i32(local_index);
+                                        let _e3707 = r316_;
+                                        let _e3711 = (((_e3707 % 32i) + 32i) % 32i);
+                                        let _e3716 = ((_e3704 - (i32(local_index) % 32i)) + _e3711);
+                                        let _e3719 = (((_e3711 >= 0i) && (_e3711 < 32i)) && (_e3716 < 256i));
+                                        let _e3720 = select(_e3704, _e3716, _e3719);
+                                        let _e3724 = lane_active[bitcast<u32>(_e3720)];
+                                        let _e3731 = lane_values[bitcast<u32>(_e3720)];
+                                        let _e3735 = lane_values[bitcast<u32>(_e3704)];
+                                        r327_ = bitcast<f32>(select(_e3735, _e3731, (_e3719 && (_e3724 != 0u))));
+                                    }
+                                    let _e3740 = active_533_;
+                                    if _e3740 {
+                                        let _e3742 = r327_;
+                                        r328_ = f32(_e3742);
+                                        let _e3746 = r319_;
+                                        let _e3748 = r325_;
+                                        r329_ = (_e3746 * _e3748);
+                                        let _e3752 = r307_;
+                                        let _e3754 = r329_;
+                                        r330_ = (_e3752 + _e3754);
+                                        let _e3758 = r319_;
+                                        let _e3760 = r328_;
+                                        r331_ = (_e3758 * _e3760);
+                                        let _e3764 = r309_;
+                                        let _e3766 = r331_;
+                                        r332_ = (_e3764 + _e3766);
+                                        let _e3770 = r322_;
+                                        let _e3772 = r325_;
+                                        r333_ = (_e3770 * _e3772);
+                                        let _e3776 = r311_;
+                                        let _e3778 = r333_;
+                                        r334_ = (_e3776 + _e3778);
+                                        let _e3782 = r322_;
+                                        let _e3784 = r328_;
+                                        r335_ = (_e3782 * _e3784);
+                                        let _e3788 = r313_;
+                                        let _e3790 = r335_;
+                                        r336_ = (_e3788 + _e3790);
+                                        let _e3794 = r155_;
+                                        r337_ = (_e3794 + 0i);
+                                        let _e3799 = r156_;
+                                        r338_ = (_e3799 + 0i);
+                                        let _e3804 = r338_;
+                                        r339_ = (_e3804 + 4i);
+                                        let _e3811 = mma_a_local0_[4i];
+                                        r340_ = _e3811;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3814 = r340_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3814);
+                                    let _e3825 = active_533_;
+                                    lane_active[local_index] = u32(_e3825);
+                                    workgroupBarrier();
+                                    let _e3828 = active_533_;
+                                    if _e3828 {
+                                        let _e3834 = i32(local_index);
+                                        let _e3837 = r337_;
+                                        let _e3841 = (((_e3837 % 32i) + 32i) % 32i);
+                                        let _e3846 = ((_e3834 - (i32(local_index) % 32i)) + _e3841);
+                                        let _e3849 = (((_e3841 >= 0i) && (_e3841 < 32i)) && (_e3846 < 256i));
+                                        let _e3850 = select(_e3834, _e3846, _e3849);
+                                        let _e3854 = lane_active[bitcast<u32>(_e3850)];
+                                        let _e3861 = lane_values[bitcast<u32>(_e3850)];
+                                        let _e3865 = lane_values[bitcast<u32>(_e3834)];
+                                        r341_ = bitcast<f32>(select(_e3865, _e3861, (_e3849 && (_e3854 != 0u))));
+                                    }
+                                    let _e3870 = active_533_;
+                                    if _e3870 {
+                                        let _e3872 = r341_;
+                                        r342_ = f32(_e3872);
+                                        let _e3878 = mma_a_local0_[6i];
+                                        r343_ = _e3878;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3881 = r343_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3881);
+                                    let _e3892 = active_533_;
+                                    lane_active[local_index] = u32(_e3892);
+                                    workgroupBarrier();
+                                    let _e3895 = active_533_;
+                                    if _e3895 {
+                                        let _e3901 = i32(local_index);
+                                        let _e3904 = r337_;
+                                        let _e3908 = (((_e3904 % 32i) + 32i) % 32i);
+                                        let _e3913 = ((_e3901 - (i32(local_index) % 32i)) + _e3908);
+                                        let _e3916 = (((_e3908 >= 0i) && (_e3908 < 32i)) && (_e3913 < 256i));
+                                        let _e3917 = select(_e3901, _e3913, _e3916);
+                                        let _e3921 = lane_active[bitcast<u32>(_e3917)];
+                                        let _e3928 = lane_values[bitcast<u32>(_e3917)];
+                                        let _e3932 = lane_values[bitcast<u32>(_e3901)];
+                                        r344_ = bitcast<f32>(select(_e3932, _e3928, (_e3916 && (_e3921 != 0u))));
+                                    }
+                                    let _e3937 = active_533_;
+                                    if _e3937 {
+                                        let _e3939 = r344_;
+                                        r345_ = f32(_e3939);
+                                        let _e3945 = mma_b_local1_[2i];
+                                        r346_ = _e3945;
+                                    }
+                                    workgroupBarrier();
+                                    let _e3948 = r346_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e3948);
+                                    let _e3959 = active_533_;
+                                    lane_active[local_index] = u32(_e3959);
+                                    workgroupBarrier();
+                                    let _e3962 = active_533_;
+                                    if _e3962 {
+                                        let _e3968 = i32(local_index);
+                                        let _e3971 = r338_;
+                                        let _e3975 = (((_e3971 % 32i) + 32i) % 32i);
+                                        let _e3980 = ((_e3968 - (i32(local_index) % 32i)) + _e3975);
+                                        let _e3983 = (((_e3975 >= 0i) && (_e3975 < 32i)) && (_e3980 < 256i));
+                                        let _e3984 = select(_e3968, _e3980, _e3983);
+                                        let _e3988 = lane_active[bitcast<u32>(_e3984)];
+                                        let _e3995 = lane_values[bitcast<u32>(_e3984)];
+                                        let _e3999 = lane_values[bitcast<u32>(_e3968)];
+                                        r347_ = bitcast<f32>(select(_e3999, _e3995, (_e3983 && (_e3988 != 0u))));
+                                    }
+                                    let _e4004 = active_533_;
+                                    if _e4004 {
+                                        let _e4006 = r347_;
+                                        r348_ = f32(_e4006);
+                                        let _e4012 = mma_b_local1_[2i];
+                                        r349_ = _e4012;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4015 = r349_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4015);
+                                    let _e4026 = active_533_;
+                                    lane_active[local_index] = u32(_e4026);
+                                    workgroupBarrier();
+                                    let _e4029 = active_533_;
+                                    if _e4029 {
+                                        let _e4035 = i32(local_index);
+                                        let _e4038 = r339_;
+                                        let _e4042 = (((_e4038 % 32i) + 32i) % 32i);
+                                        let _e4047 = ((_e4035 - (i32(local_index) % 32i)) + _e4042);
+                                        let _e4050 = (((_e4042 >= 0i) && (_e4042 < 32i)) && (_e4047 < 256i));
+                                        let _e4051 = select(_e4035, _e4047, _e4050);
+                                        let _e4055 = lane_active[bitcast<u32>(_e4051)];
+                                        let _e4062 = lane_values[bitcast<u32>(_e4051)];
+                                        let _e4066 = lane_values[bitcast<u32>(_e4035)];
+                                        r350_ = bitcast<f32>(select(_e4066, _e4062, (_e4050 && (_e4055 != 0u))));
+                                    }
+                                    let _e4071 = active_533_;
+                                    if _e4071 {
+                                        let _e4073 = r350_;
+                                        r351_ = f32(_e4073);
+                                        let _e4077 = r342_;
+                                        let _e4079 = r348_;
+                                        r352_ = (_e4077 * _e4079);
+                                        let _e4083 = r330_;
+                                        let _e4085 = r352_;
+                                        r353_ = (_e4083 + _e4085);
+                                        let _e4089 = r342_;
+                                        let _e4091 = r351_;
+                                        r354_ = (_e4089 * _e4091);
+                                        let _e4095 = r332_;
+                                        let _e4097 = r354_;
+                                        r355_ = (_e4095 + _e4097);
+                                        let _e4101 = r345_;
+                                        let _e4103 = r348_;
+                                        r356_ = (_e4101 * _e4103);
+                                        let _e4107 = r334_;
+                                        let _e4109 = r356_;
+                                        r357_ = (_e4107 + _e4109);
+                                        let _e4113 = r345_;
+                                        let _e4115 = r351_;
+                                        r358_ = (_e4113 * _e4115);
+                                        let _e4119 = r336_;
+                                        let _e4121 = r358_;
+                                        r359_ = (_e4119 + _e4121);
+                                        let _e4125 = r155_;
+                                        r360_ = (_e4125 + 0i);
+                                        let _e4130 = r156_;
+                                        r361_ = (_e4130 + 0i);
+                                        let _e4135 = r361_;
+                                        r362_ = (_e4135 + 4i);
+                                        let _e4142 = mma_a_local0_[5i];
+                                        r363_ = _e4142;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4145 = r363_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4145);
+                                    let _e4156 = active_533_;
+                                    lane_active[local_index] = u32(_e4156);
+                                    workgroupBarrier();
+                                    let _e4159 = active_533_;
+                                    if _e4159 {
+                                        let _e4165 = i32(local_index);
+                                        let _e4168 = r360_;
+                                        let _e4172 = (((_e4168 % 32i) + 32i) % 32i);
+                                        let _e4177 = ((_e4165 - (i32(local_index) % 32i)) + _e4172);
+                                        let _e4180 = (((_e4172 >= 0i) && (_e4172 < 32i)) && (_e4177 < 256i));
+                                        let _e4181 = select(_e4165, _e4177, _e4180);
+                                        let _e4185 = lane_active[bitcast<u32>(_e4181)];
+                                        let _e4192 = lane_values[bitcast<u32>(_e4181)];
+                                        let _e4196 = lane_values[bitcast<u32>(_e4165)];
+                                        r364_ = bitcast<f32>(select(_e4196, _e4192, (_e4180 && (_e4185 != 0u))));
+                                    }
+                                    let _e4201 = active_533_;
+                                    if _e4201 {
+                                        let _e4203 = r364_;
+                                        r365_ = f32(_e4203);
+                                        let _e4209 = mma_a_local0_[7i];
+                                        r366_ = _e4209;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4212 = r366_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4212);
+                                    let _e4223 = active_533_;
+                                    lane_active[local_index] = u32(_e4223);
+                                    workgroupBarrier();
+                                    let _e4226 = active_533_;
+                                    if _e4226 {
+                                        let _e4232 = i32(local_index);
+                                        let _e4235 = r360_;
+                                        let _e4239 = (((_e4235 % 32i) + 32i) % 32i);
+                                        let _e4244 = ((_e4232 - (i32(local_index) % 32i)) + _e4239);
+                                        let _e4247 = (((_e4239 >= 0i) && (_e4239 < 32i)) && (_e4244 < 256i));
+                                        let _e4248 = select(_e4232, _e4244, _e4247);
+                                        let _e4252 = lane_active[bitcast<u32>(_e4248)];
+                                        let _e4259 = lane_values[bitcast<u32>(_e4248)];
+                                        let _e4263 = lane_values[bitcast<u32>(_e4232)];
+                                        r367_ = bitcast<f32>(select(_e4263, _e4259, (_e4247 && (_e4252 != 0u))));
+                                    }
+                                    let _e4268 = active_533_;
+                                    if _e4268 {
+                                        let _e4270 = r367_;
+                                        r368_ = f32(_e4270);
+                                        let _e4276 = mma_b_local1_[3i];
+                                        r369_ = _e4276;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4279 = r369_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4279);
+                                    let _e4290 = active_533_;
+                                    lane_active[local_index] = u32(_e4290);
+                                    workgroupBarrier();
+                                    let _e4293 = active_533_;
+                                    if _e4293 {
+                                        let _e4299 = i32(local_index);
+                                        let _e4302 = r361_;
+                                        let _e4306 = (((_e4302 % 32i) + 32i) % 32i);
+                                        let _e4311 = ((_e4299 - (i32(local_index) % 32i)) + _e4306);
+                                        let _e4314 = (((_e4306 >= 0i) && (_e4306 < 32i)) && (_e4311 < 256i));
+                                        let _e4315 = select(_e4299, _e4311, _e4314);
+                                        let _e4319 = lane_active[bitcast<u32>(_e4315)];
+                                        let _e4326 = lane_values[bitcast<u32>(_e4315)];
+                                        let _e4330 = lane_values[bitcast<u32>(_e4299)];
+                                        r370_ = bitcast<f32>(select(_e4330, _e4326, (_e4314 && (_e4319 != 0u))));
+                                    }
+                                    let _e4335 = active_533_;
+                                    if _e4335 {
+                                        let _e4337 = r370_;
+                                        r371_ = f32(_e4337);
+                                        let _e4343 = mma_b_local1_[3i];
+                                        r372_ = _e4343;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4346 = r372_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4346);
+                                    let _e4357 = active_533_;
+                                    lane_active[local_index] = u32(_e4357);
+                                    workgroupBarrier();
+                                    let _e4360 = active_533_;
+                                    if _e4360 {
+                                        let _e4366 = i32(local_index);
+                                        let _e4369 = r362_;
+                                        let _e4373 = (((_e4369 % 32i) + 32i) % 32i);
+                                        let _e4378 = ((_e4366 - (i32(local_index) % 32i)) + _e4373);
+                                        let _e4381 = (((_e4373 >= 0i) && (_e4373 < 32i)) && (_e4378 < 256i));
+                                        let _e4382 = select(_e4366, _e4378, _e4381);
+                                        let _e4386 = lane_active[bitcast<u32>(_e4382)];
+                                        let _e4393 = lane_values[bitcast<u32>(_e4382)];
+                                        let _e4397 = lane_values[bitcast<u32>(_e4366)];
+                                        r373_ = bitcast<f32>(select(_e4397, _e4393, (_e4381 && (_e4386 != 0u))));
+                                    }
+                                    let _e4402 = active_533_;
+                                    if _e4402 {
+                                        let _e4404 = r373_;
+                                        r374_ = f32(_e4404);
+                                        let _e4408 = r365_;
+                                        let _e4410 = r371_;
+                                        r375_ = (_e4408 * _e4410);
+                                        let _e4414 = r353_;
+                                        let _e4416 = r375_;
+                                        r376_ = (_e4414 + _e4416);
+                                        let _e4420 = r365_;
+                                        let _e4422 = r374_;
+                                        r377_ = (_e4420 * _e4422);
+                                        let _e4426 = r355_;
+                                        let _e4428 = r377_;
+                                        r378_ = (_e4426 + _e4428);
+                                        let _e4432 = r368_;
+                                        let _e4434 = r371_;
+                                        r379_ = (_e4432 * _e4434);
+                                        let _e4438 = r357_;
+                                        let _e4440 = r379_;
+                                        r380_ = (_e4438 + _e4440);
+                                        let _e4444 = r368_;
+                                        let _e4446 = r374_;
+                                        r381_ = (_e4444 * _e4446);
+                                        let _e4450 = r359_;
+                                        let _e4452 = r381_;
+                                        r382_ = (_e4450 + _e4452);
+                                        let _e4456 = r155_;
+                                        r383_ = (_e4456 + 1i);
+                                        let _e4461 = r156_;
+                                        r384_ = (_e4461 + 1i);
+                                        let _e4466 = r384_;
+                                        r385_ = (_e4466 + 4i);
+                                        let _e4473 = mma_a_local0_[4i];
+                                        r386_ = _e4473;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4476 = r386_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4476);
+                                    let _e4487 = active_533_;
+                                    lane_active[local_index] = u32(_e4487);
+                                    workgroupBarrier();
+                                    let _e4490 = active_533_;
+                                    if _e4490 {
+                                        let _e4496 = i32(local_index);
+                                        let _e4499 = r383_;
+                                        let _e4503 = (((_e4499 % 32i) + 32i) % 32i);
+                                        let _e4508 = ((_e4496 - (i32(local_index) % 32i)) + _e4503);
+                                        let _e4511 = (((_e4503 >= 0i) && (_e4503 < 32i)) && (_e4508 < 256i));
+                                        let _e4512 = select(_e4496, _e4508, _e4511);
+                                        let _e4516 = lane_active[bitcast<u32>(_e4512)];
+                                        let _e4523 = lane_values[bitcast<u32>(_e4512)];
+                                        let _e4527 = lane_values[bitcast<u32>(_e4496)];
+                                        r387_ = bitcast<f32>(select(_e4527, _e4523, (_e4511 && (_e4516 != 0u))));
+                                    }
+                                    let _e4532 = active_533_;
+                                    if _e4532 {
+                                        let _e4534 = r387_;
+                                        r388_ = f32(_e4534);
+                                        let _e4540 = mma_a_local0_[6i];
+                                        r389_ = _e4540;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4543 = r389_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4543);
+                                    let _e4554 = active_533_;
+                                    lane_active[local_index] = u32(_e4554);
+                                    workgroupBarrier();
+                                    let _e4557 = active_533_;
+                                    if _e4557 {
+                                        let _e4563 = i32(local_index);
+                                        let _e4566 = r383_;
+                                        let _e4570 = (((_e4566 % 32i) + 32i) % 32i);
+                                        let _e4575 = ((_e4563 - (i32(local_index) % 32i)) + _e4570);
+                                        let _e4578 = (((_e4570 >= 0i) && (_e4570 < 32i)) && (_e4575 < 256i));
+                                        let _e4579 = select(_e4563, _e4575, _e4578);
+                                        let _e4583 = lane_active[bitcast<u32>(_e4579)];
+                                        let _e4590 = lane_values[bitcast<u32>(_e4579)];
+                                        let _e4594 = lane_values[bitcast<u32>(_e4563)];
+                                        r390_ = bitcast<f32>(select(_e4594, _e4590, (_e4578 && (_e4583 != 0u))));
+                                    }
+                                    let _e4599 = active_533_;
+                                    if _e4599 {
+                                        let _e4601 = r390_;
+                                        r391_ = f32(_e4601);
+                                        let _e4607 = mma_b_local1_[2i];
+                                        r392_ = _e4607;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4610 = r392_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4610);
+                                    let _e4621 = active_533_;
+                                    lane_active[local_index] = u32(_e4621);
+                                    workgroupBarrier();
+                                    let _e4624 = active_533_;
+                                    if _e4624 {
+                                        let _e4630 = i32(local_index);
+                                        let _e4633 = r384_;
+                                        let _e4637 = (((_e4633 % 32i) + 32i) % 32i);
+                                        let _e4642 = ((_e4630 - (i32(local_index) % 32i)) + _e4637);
+                                        let _e4645 = (((_e4637 >= 0i) && (_e4637 < 32i)) && (_e4642 < 256i));
+                                        let _e4646 = select(_e4630, _e4642, _e4645);
+                                        let _e4650 = lane_active[bitcast<u32>(_e4646)];
+                                        let _e4657 = lane_values[bitcast<u32>(_e4646)];
+                                        let _e4661 = lane_values[bitcast<u32>(_e4630)];
+                                        r393_ = bitcast<f32>(select(_e4661, _e4657, (_e4645 && (_e4650 != 0u))));
+                                    }
+                                    let _e4666 = active_533_;
+                                    if _e4666 {
+                                        let _e4668 = r393_;
+                                        r394_ = f32(_e4668);
+                                        let _e4674 = mma_b_local1_[2i];
+                                        r395_ = _e4674;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4677 = r395_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4677);
+                                    let _e4688 = active_533_;
+                                    lane_active[local_index] = u32(_e4688);
+                                    workgroupBarrier();
+                                    let _e4691 = active_533_;
+                                    if _e4691 {
+                                        let _e4697 = i32(local_index);
+                                        let _e4700 = r385_;
+                                        let _e4704 = (((_e4700 % 32i) + 32i) % 32i);
+                                        let _e4709 = ((_e4697 - (i32(local_index) % 32i)) + _e4704);
+                                        let _e4712 = (((_e4704 >= 0i) && (_e4704 < 32i)) && (_e4709 < 256i));
+                                        let _e4713 = select(_e4697, _e4709, _e4712);
+                                        let _e4717 = lane_active[bitcast<u32>(_e4713)];
+                                        let _e4724 = lane_values[bitcast<u32>(_e4713)];
+                                        let _e4728 = lane_values[bitcast<u32>(_e4697)];
+                                        r396_ = bitcast<f32>(select(_e4728, _e4724, (_e4712 && (_e4717 != 0u))));
+                                    }
+                                    let _e4733 = active_533_;
+                                    if _e4733 {
+                                        let _e4735 = r396_;
+                                        r397_ = f32(_e4735);
+                                        let _e4739 = r388_;
+                                        let _e4741 = r394_;
+                                        r398_ = (_e4739 * _e4741);
+                                        let _e4745 = r376_;
+                                        let _e4747 = r398_;
+                                        r399_ = (_e4745 + _e4747);
+                                        let _e4751 = r388_;
+                                        let _e4753 = r397_;
+                                        r400_ = (_e4751 * _e4753);
+                                        let _e4757 = r378_;
+                                        let _e4759 = r400_;
+                                        r401_ = (_e4757 + _e4759);
+                                        let _e4763 = r391_;
+                                        let _e4765 = r394_;
+                                        r402_ = (_e4763 * _e4765);
+                                        let _e4769 = r380_;
+                                        let _e4771 = r402_;
+                                        r403_ = (_e4769 + _e4771);
+                                        let _e4775 = r391_;
+                                        let _e4777 = r397_;
+                                        r404_ = (_e4775 * _e4777);
+                                        let _e4781 = r382_;
+                                        let _e4783 = r404_;
+                                        r405_ = (_e4781 + _e4783);
+                                        let _e4787 = r155_;
+                                        r406_ = (_e4787 + 1i);
+                                        let _e4792 = r156_;
+                                        r407_ = (_e4792 + 1i);
+                                        let _e4797 = r407_;
+                                        r408_ = (_e4797 + 4i);
+                                        let _e4804 = mma_a_local0_[5i];
+                                        r409_ = _e4804;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4807 = r409_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4807);
+                                    let _e4818 = active_533_;
+                                    lane_active[local_index] = u32(_e4818);
+                                    workgroupBarrier();
+                                    let _e4821 = active_533_;
+                                    if _e4821 {
+                                        let _e4827 = i32(local_index);
+                                        let _e4830 = r406_;
+                                        let _e4834 = (((_e4830 % 32i) + 32i) % 32i);
+                                        let _e4839 = ((_e4827 - (i32(local_index) % 32i)) + _e4834);
+                                        let _e4842 = (((_e4834 >= 0i) && (_e4834 < 32i)) && (_e4839 < 256i));
+                                        let _e4843 = select(_e4827, _e4839, _e4842);
+                                        let _e4847 = lane_active[bitcast<u32>(_e4843)];
+                                        let _e4854 = lane_values[bitcast<u32>(_e4843)];
+                                        let _e4858 = lane_values[bitcast<u32>(_e4827)];
+                                        r410_ = bitcast<f32>(select(_e4858, _e4854, (_e4842 && (_e4847 != 0u))));
+                                    }
+                                    let _e4863 = active_533_;
+                                    if _e4863 {
+                                        let _e4865 = r410_;
+                                        r411_ = f32(_e4865);
+                                        let _e4871 = mma_a_local0_[7i];
+                                        r412_ = _e4871;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4874 = r412_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4874);
+                                    let _e4885 = active_533_;
+                                    lane_active[local_index] = u32(_e4885);
+                                    workgroupBarrier();
+                                    let _e4888 = active_533_;
+                                    if _e4888 {
+                                        let _e4894 = i32(local_index);
+                                        let _e4897 = r406_;
+                                        let _e4901 = (((_e4897 % 32i) + 32i) % 32i);
+                                        let _e4906 = ((_e4894 - (i32(local_index) % 32i)) + _e4901);
+                                        let _e4909 = (((_e4901 >= 0i) && (_e4901 < 32i)) && (_e4906 < 256i));
+                                        let _e4910 = select(_e4894, _e4906, _e4909);
+                                        let _e4914 = lane_active[bitcast<u32>(_e4910)];
+                                        let _e4921 = lane_values[bitcast<u32>(_e4910)];
+                                        let _e4925 = lane_values[bitcast<u32>(_e4894)];
+                                        r413_ = bitcast<f32>(select(_e4925, _e4921, (_e4909 && (_e4914 != 0u))));
+                                    }
+                                    let _e4930 = active_533_;
+                                    if _e4930 {
+                                        let _e4932 = r413_;
+                                        r414_ = f32(_e4932);
+                                        let _e4938 = mma_b_local1_[3i];
+                                        r415_ = _e4938;
+                                    }
+                                    workgroupBarrier();
+                                    let _e4941 = r415_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e4941);
+                                    let _e4952 = active_533_;
+                                    lane_active[local_index] = u32(_e4952);
+                                    workgroupBarrier();
+                                    let _e4955 = active_533_;
+                                    if _e4955 {
+                                        let _e4961 = i32(local_index);
+                                        let _e4964 = r407_;
+                                        let _e4968 = (((_e4964 % 32i) + 32i) % 32i);
+                                        let _e4973 = ((_e4961 - (i32(local_index) % 32i)) + _e4968);
+                                        let _e4976 = (((_e4968 >= 0i) && (_e4968 < 32i)) && (_e4973 < 256i));
+                                        let _e4977 = select(_e4961, _e4973, _e4976);
+                                        let _e4981 = lane_active[bitcast<u32>(_e4977)];
+                                        let _e4988 = lane_values[bitcast<u32>(_e4977)];
+                                        let _e4992 = lane_values[bitcast<u32>(_e4961)];
+                                        r416_ = bitcast<f32>(select(_e4992, _e4988, (_e4976 && (_e4981 != 0u))));
+                                    }
+                                    let _e4997 = active_533_;
+                                    if _e4997 {
+                                        let _e4999 = r416_;
+                                        r417_ = f32(_e4999);
+                                        let _e5005 = mma_b_local1_[3i];
+                                        r418_ = _e5005;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5008 = r418_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5008);
+                                    let _e5019 = active_533_;
+                                    lane_active[local_index] = u32(_e5019);
+                                    workgroupBarrier();
+                                    let _e5022 = active_533_;
+                                    if _e5022 {
+                                        let _e5028 = i32(local_index);
+                                        let _e5031 = r408_;
+                                        let _e5035 = (((_e5031 % 32i) + 32i) % 32i);
+                                        let _e5040 = ((_e5028 - (i32(local_index) % 32i)) + _e5035);
+                                        let _e5043 = (((_e5035 >= 0i) && (_e5035 < 32i)) && (_e5040 < 256i));
+                                        let _e5044 = select(_e5028, _e5040, _e5043);
+                                        let _e5048 = lane_active[bitcast<u32>(_e5044)];
+                                        let _e5055 = lane_values[bitcast<u32>(_e5044)];
+                                        let _e5059 = lane_values[bitcast<u32>(_e5028)];
+                                        r419_ = bitcast<f32>(select(_e5059, _e5055, (_e5043 && (_e5048 != 0u))));
+                                    }
+                                    let _e5064 = active_533_;
+                                    if _e5064 {
+                                        let _e5066 = r419_;
+                                        r420_ = f32(_e5066);
+                                        let _e5070 = r411_;
+                                        let _e5072 = r417_;
+                                        r421_ = (_e5070 * _e5072);
+                                        let _e5076 = r399_;
+                                        let _e5078 = r421_;
+                                        r422_ = (_e5076 + _e5078);
+                                        let _e5082 = r411_;
+                                        let _e5084 = r420_;
+                                        r423_ = (_e5082 * _e5084);
+                                        let _e5088 = r401_;
+                                        let _e5090 = r423_;
+                                        r424_ = (_e5088 + _e5090);
+                                        let _e5094 = r414_;
+                                        let _e5096 = r417_;
+                                        r425_ = (_e5094 * _e5096);
+                                        let _e5100 = r403_;
+                                        let _e5102 = r425_;
+                                        r426_ = (_e5100 + _e5102);
+                                        let _e5106 = r414_;
+                                        let _e5108 = r420_;
+                                        r427_ = (_e5106 * _e5108);
+                                        let _e5112 = r405_;
+                                        let _e5114 = r427_;
+                                        r428_ = (_e5112 + _e5114);
+                                        let _e5118 = r155_;
+                                        r429_ = (_e5118 + 2i);
+                                        let _e5123 = r156_;
+                                        r430_ = (_e5123 + 2i);
+                                        let _e5128 = r430_;
+                                        r431_ = (_e5128 + 4i);
+                                        let _e5135 = mma_a_local0_[4i];
+                                        r432_ = _e5135;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5138 = r432_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5138);
+                                    let _e5149 = active_533_;
+                                    lane_active[local_index] = u32(_e5149);
+                                    workgroupBarrier();
+                                    let _e5152 = active_533_;
+                                    if _e5152 {
+                                        let _e5158 = i32(local_index);
+                                        let _e5161 = r429_;
+                                        let _e5165 = (((_e5161 % 32i) + 32i) % 32i);
+                                        let _e5170 = ((_e5158 - (i32(local_index) % 32i)) + _e5165);
+                                        let _e5173 = (((_e5165 >= 0i) && (_e5165 < 32i)) && (_e5170 < 256i));
+                                        let _e5174 = select(_e5158, _e5170, _e5173);
+                                        let _e5178 = lane_active[bitcast<u32>(_e5174)];
+                                        let _e5185 = lane_values[bitcast<u32>(_e5174)];
+                                        let _e5189 = lane_values[bitcast<u32>(_e5158)];
+                                        r433_ = bitcast<f32>(select(_e5189, _e5185, (_e5173 && (_e5178 != 0u))));
+                                    }
+                                    let _e5194 = active_533_;
+                                    if _e5194 {
+                                        let _e5196 = r433_;
+                                        r434_ = f32(_e5196);
+                                        let _e5202 = mma_a_local0_[6i];
+                                        r435_ = _e5202;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5205 = r435_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5205);
+                                    let _e5216 = active_533_;
+                                    lane_active[local_index] = u32(_e5216);
+                                    workgroupBarrier();
+                                    let _e5219 = active_533_;
+                                    if _e5219 {
+                                        let _e5225 = i32(local_index);
+                                        let _e5228 = r429_;
+                                        let _e5232 = (((_e5228 % 32i) + 32i) % 32i);
+                                        let _e5237 = ((_e5225 - (i32(local_index) % 32i)) + _e5232);
+                                        let _e5240 = (((_e5232 >= 0i) && (_e5232 < 32i)) && (_e5237 < 256i));
+                                        let _e5241 = select(_e5225, _e5237, _e5240);
+                                        let _e5245 = lane_active[bitcast<u32>(_e5241)];
+                                        let _e5252 = lane_values[bitcast<u32>(_e5241)];
+                                        let _e5256 = lane_values[bitcast<u32>(_e5225)];
+                                        r436_ = bitcast<f32>(select(_e5256, _e5252, (_e5240 && (_e5245 != 0u))));
+                                    }
+                                    let _e5261 = active_533_;
+                                    if _e5261 {
+                                        let _e5263 = r436_;
+                                        r437_ = f32(_e5263);
+                                        let _e5269 = mma_b_local1_[2i];
+                                        r438_ = _e5269;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5272 = r438_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5272);
+                                    let _e5283 = active_533_;
+                                    lane_active[local_index] = u32(_e5283);
+                                    workgroupBarrier();
+                                    let _e5286 = active_533_;
+                                    if _e5286 {
+                                        let _e5292 = i32(local_index);
+                                        let _e5295 = r430_;
+                                        let _e5299 = (((_e5295 % 32i) + 32i) % 32i);
+                                        let _e5304 = ((_e5292 - (i32(local_index) % 32i)) + _e5299);
+                                        let _e5307 = (((_e5299 >= 0i) && (_e5299 < 32i)) && (_e5304 < 256i));
+                                        let _e5308 = select(_e5292, _e5304, _e5307);
+                                        let _e5312 = lane_active[bitcast<u32>(_e5308)];
+                                        let _e5319 = lane_values[bitcast<u32>(_e5308)];
+                                        let _e5323 = lane_values[bitcast<u32>(_e5292)];
+                                        r439_ = bitcast<f32>(select(_e5323, _e5319, (_e5307 && (_e5312 != 0u))));
+                                    }
+                                    let _e5328 = active_533_;
+                                    if _e5328 {
+                                        let _e5330 = r439_;
+                                        r440_ = f32(_e5330);
+                                        let _e5336 = mma_b_local1_[2i];
+                                        r441_ = _e5336;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5339 = r441_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5339);
+                                    let _e5350 = active_533_;
+                                    lane_active[local_index] = u32(_e5350);
+                                    workgroupBarrier();
+                                    let _e5353 = active_533_;
+                                    if _e5353 {
+                                        let _e5359 = i32(local_index);
+                                        let _e5362 = r431_;
+                                        let _e5366 = (((_e5362 % 32i) + 32i) % 32i);
+                                        let _e5371 = ((_e5359 - (i32(local_index) % 32i)) + _e5366);
+                                        let _e5374 = (((_e5366 >= 0i) && (_e5366 < 32i)) && (_e5371 < 256i));
+                                        let _e5375 = select(_e5359, _e5371, _e5374);
+                                        let _e5379 = lane_active[bitcast<u32>(_e5375)];
+                                        let _e5386 = lane_values[bitcast<u32>(_e5375)];
+                                        let _e5390 = lane_values[bitcast<u32>(_e5359)];
+                                        r442_ = bitcast<f32>(select(_e5390, _e5386, (_e5374 && (_e5379 != 0u))));
+                                    }
+                                    let _e5395 = active_533_;
+                                    if _e5395 {
+                                        let _e5397 = r442_;
+                                        r443_ = f32(_e5397);
+                                        let _e5401 = r434_;
+                                        let _e5403 = r440_;
+                                        r444_ = (_e5401 * _e5403);
+                                        let _e5407 = r422_;
+                                        let _e5409 = r444_;
+                                        r445_ = (_e5407 + _e5409);
+                                        let _e5413 = r434_;
+                                        let _e5415 = r443_;
+                                        r446_ = (_e5413 * _e5415);
+                                        let _e5419 = r424_;
+                                        let _e5421 = r446_;
+                                        r447_ = (_e5419 + _e5421);
+                                        let _e5425 = r437_;
+                                        let _e5427 = r440_;
+                                        r448_ = (_e5425 * _e5427);
+                                        let _e5431 = r426_;
+                                        let _e5433 = r448_;
+                                        r449_ = (_e5431 + _e5433);
+                                        let _e5437 = r437_;
+                                        let _e5439 = r443_;
+                                        r450_ = (_e5437 * _e5439);
+                                        let _e5443 = r428_;
+                                        let _e5445 = r450_;
+                                        r451_ = (_e5443 + _e5445);
+                                        let _e5449 = r155_;
+                                        r452_ = (_e5449 + 2i);
+                                        let _e5454 = r156_;
+                                        r453_ = (_e5454 + 2i);
+                                        let _e5459 = r453_;
+                                        r454_ = (_e5459 + 4i);
+                                        let _e5466 = mma_a_local0_[5i];
+                                        r455_ = _e5466;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5469 = r455_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5469);
+                                    let _e5480 = active_533_;
+                                    lane_active[local_index] = u32(_e5480);
+                                    workgroupBarrier();
+                                    let _e5483 = active_533_;
+                                    if _e5483 {
+                                        let _e5489 = i32(local_index);
+                                        let _e5492 = r452_;
+                                        let _e5496 = (((_e5492 % 32i) + 32i) % 32i);
+                                        let _e5501 = ((_e5489 - (i32(local_index) % 32i)) + _e5496);
+                                        let _e5504 = (((_e5496 >= 0i) && (_e5496 < 32i)) && (_e5501 < 256i));
+                                        let _e5505 = select(_e5489, _e5501, _e5504);
+                                        let _e5509 = lane_active[bitcast<u32>(_e5505)];
+                                        let _e5516 = lane_values[bitcast<u32>(_e5505)];
+                                        let _e5520 = lane_values[bitcast<u32>(_e5489)];
+                                        r456_ = bitcast<f32>(select(_e5520, _e5516, (_e5504 && (_e5509 != 0u))));
+                                    }
+                                    let _e5525 = active_533_;
+                                    if _e5525 {
+                                        let _e5527 = r456_;
+                                        r457_ = f32(_e5527);
+                                        let _e5533 = mma_a_local0_[7i];
+                                        r458_ = _e5533;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5536 = r458_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5536);
+                                    let _e5547 = active_533_;
+                                    lane_active[local_index] = u32(_e5547);
+                                    workgroupBarrier();
+                                    let _e5550 = active_533_;
+                                    if _e5550 {
+                                        let _e5556 = i32(local_index);
+                                        let _e5559 = r452_;
+                                        let _e5563 = (((_e5559 % 32i) + 32i) % 32i);
+                                        let _e5568 = ((_e5556 - (i32(local_index) % 32i)) + _e5563);
+                                        let _e5571 = (((_e5563 >= 0i) && (_e5563 < 32i)) && (_e5568 < 256i));
+                                        let _e5572 = select(_e5556, _e5568, _e5571);
+                                        let _e5576 = lane_active[bitcast<u32>(_e5572)];
+                                        let _e5583 = lane_values[bitcast<u32>(_e5572)];
+                                        let _e5587 = lane_values[bitcast<u32>(_e5556)];
+                                        r459_ = bitcast<f32>(select(_e5587, _e5583, (_e5571 && (_e5576 != 0u))));
+                                    }
+                                    let _e5592 = active_533_;
+                                    if _e5592 {
+                                        let _e5594 = r459_;
+                                        r460_ = f32(_e5594);
+                                        let _e5600 = mma_b_local1_[3i];
+                                        r461_ = _e5600;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5603 = r461_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5603);
+                                    let _e5614 = active_533_;
+                                    lane_active[local_index] = u32(_e5614);
+                                    workgroupBarrier();
+                                    let _e5617 = active_533_;
+                                    if _e5617 {
+                                        let _e5623 = i32(local_index);
+                                        let _e5626 = r453_;
+                                        let _e5630 = (((_e5626 % 32i) + 32i) % 32i);
+                                        let _e5635 = ((_e5623 - (i32(local_index) % 32i)) + _e5630);
+                                        let _e5638 = (((_e5630 >= 0i) && (_e5630 < 32i)) && (_e5635 < 256i));
+                                        let _e5639 = select(_e5623, _e5635, _e5638);
+                                        let _e5643 = lane_active[bitcast<u32>(_e5639)];
+                                        let _e5650 = lane_values[bitcast<u32>(_e5639)];
+                                        let _e5654 = lane_values[bitcast<u32>(_e5623)];
+                                        r462_ = bitcast<f32>(select(_e5654, _e5650, (_e5638 && (_e5643 != 0u))));
+                                    }
+                                    let _e5659 = active_533_;
+                                    if _e5659 {
+                                        let _e5661 = r462_;
+                                        r463_ = f32(_e5661);
+                                        let _e5667 = mma_b_local1_[3i];
+                                        r464_ = _e5667;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5670 = r464_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5670);
+                                    let _e5681 = active_533_;
+                                    lane_active[local_index] = u32(_e5681);
+                                    workgroupBarrier();
+                                    let _e5684 = active_533_;
+                                    if _e5684 {
+                                        let _e5690 = i32(local_index);
+                                        let _e5693 = r454_;
+                                        let _e5697 = (((_e5693 % 32i) + 32i) % 32i);
+                                        let _e5702 = ((_e5690 - (i32(local_index) % 32i)) + _e5697);
+                                        let _e5705 = (((_e5697 >= 0i) && (_e5697 < 32i)) && (_e5702 < 256i));
+                                        let _e5706 = select(_e5690, _e5702, _e5705);
+                                        let _e5710 = lane_active[bitcast<u32>(_e5706)];
+                                        let _e5717 = lane_values[bitcast<u32>(_e5706)];
+                                        let _e5721 = lane_values[bitcast<u32>(_e5690)];
+                                        r465_ = bitcast<f32>(select(_e5721, _e5717, (_e5705 && (_e5710 != 0u))));
+                                    }
+                                    let _e5726 = active_533_;
+                                    if _e5726 {
+                                        let _e5728 = r465_;
+                                        r466_ = f32(_e5728);
+                                        let _e5732 = r457_;
+                                        let _e5734 = r463_;
+                                        r467_ = (_e5732 * _e5734);
+                                        let _e5738 = r445_;
+                                        let _e5740 = r467_;
+                                        r468_ = (_e5738 + _e5740);
+                                        let _e5744 = r457_;
+                                        let _e5746 = r466_;
+                                        r469_ = (_e5744 * _e5746);
+                                        let _e5750 = r447_;
+                                        let _e5752 = r469_;
+                                        r470_ = (_e5750 + _e5752);
+                                        let _e5756 = r460_;
+                                        let _e5758 = r463_;
+                                        r471_ = (_e5756 * _e5758);
+                                        let _e5762 = r449_;
+                                        let _e5764 = r471_;
+                                        r472_ = (_e5762 + _e5764);
+                                        let _e5768 = r460_;
+                                        let _e5770 = r466_;
+                                        r473_ = (_e5768 * _e5770);
+                                        let _e5774 = r451_;
+                                        let _e5776 = r473_;
+                                        r474_ = (_e5774 + _e5776);
+                                        let _e5780 = r155_;
+                                        r475_ = (_e5780 + 3i);
+                                        let _e5785 = r156_;
+                                        r476_ = (_e5785 + 3i);
+                                        let _e5790 = r476_;
+                                        r477_ = (_e5790 + 4i);
+                                        let _e5797 = mma_a_local0_[4i];
+                                        r478_ = _e5797;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5800 = r478_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5800);
+                                    let _e5811 = active_533_;
+                                    lane_active[local_index] = u32(_e5811);
+                                    workgroupBarrier();
+                                    let _e5814 = active_533_;
+                                    if _e5814 {
+                                        let _e5820 = i32(local_index);
+                                        let _e5823 = r475_;
+                                        let _e5827 = (((_e5823 % 32i) + 32i) % 32i);
+                                        let _e5832 = ((_e5820 - (i32(local_index) % 32i)) + _e5827);
+                                        let _e5835 = (((_e5827 >= 0i) && (_e5827 < 32i)) && (_e5832 < 256i));
+                                        let _e5836 = select(_e5820, _e5832, _e5835);
+                                        let _e5840 = lane_active[bitcast<u32>(_e5836)];
+                                        let _e5847 = lane_values[bitcast<u32>(_e5836)];
+                                        let _e5851 = lane_values[bitcast<u32>(_e5820)];
+                                        r479_ = bitcast<f32>(select(_e5851, _e5847, (_e5835 && (_e5840 != 0u))));
+                                    }
+                                    let _e5856 = active_533_;
+                                    if _e5856 {
+                                        let _e5858 = r479_;
+                                        r480_ = f32(_e5858);
+                                        let _e5864 = mma_a_local0_[6i];
+                                        r481_ = _e5864;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5867 = r481_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5867);
+                                    let _e5878 = active_533_;
+                                    lane_active[local_index] = u32(_e5878);
+                                    workgroupBarrier();
+                                    let _e5881 = active_533_;
+                                    if _e5881 {
+                                        let _e5887 = i32(local_index);
+                                        let _e5890 = r475_;
+                                        let _e5894 = (((_e5890 % 32i) + 32i) % 32i);
+                                        let _e5899 = ((_e5887 - (i32(local_index) % 32i)) + _e5894);
+                                        let _e5902 = (((_e5894 >= 0i) && (_e5894 < 32i)) && (_e5899 < 256i));
+                                        let _e5903 = select(_e5887, _e5899, _e5902);
+                                        let _e5907 = lane_active[bitcast<u32>(_e5903)];
+                                        let _e5914 = lane_values[bitcast<u32>(_e5903)];
+                                        let _e5918 = lane_values[bitcast<u32>(_e5887)];
+                                        r482_ = bitcast<f32>(select(_e5918, _e5914, (_e5902 && (_e5907 != 0u))));
+                                    }
+                                    let _e5923 = active_533_;
+                                    if _e5923 {
+                                        let _e5925 = r482_;
+                                        r483_ = f32(_e5925);
+                                        let _e5931 = mma_b_local1_[2i];
+                                        r484_ = _e5931;
+                                    }
+                                    workgroupBarrier();
+                                    let _e5934 = r484_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e5934);
+                                    let _e5945 = active_533_;
+                                    lane_active[local_index] = u32(_e5945);
+                                    workgroupBarrier();
+                                    let _e5948 = active_533_;
+                                    if _e5948 {
+                                        let _e5954 = i32(local_index);
+                                        let _e5957 = r476_;
+                                        let _e5961 = (((_e5957 % 32i) + 32i) % 32i);
+                                        let _e5966 = ((_e5954 - (i32(local_index) % 32i)) + _e5961);
+                                        let _e5969 = (((_e5961 >= 0i) && (_e5961 < 32i)) && (_e5966 < 256i));
+                                        let _e5970 = select(_e5954, _e5966, _e5969);
+                                        let _e5974 = lane_active[bitcast<u32>(_e5970)];
+                                        let _e5981 = lane_values[bitcast<u32>(_e5970)];
+                                        let _e5985 = lane_values[bitcast<u32>(_e5954)];
+                                        r485_ = bitcast<f32>(select(_e5985, _e5981, (_e5969 && (_e5974 != 0u))));
+                                    }
+                                    let _e5990 = active_533_;
+                                    if _e5990 {
+                                        let _e5992 = r485_;
+                                        r486_ = f32(_e5992);
+                                        let _e5998 = mma_b_local1_[2i];
+                                        r487_ = _e5998;
+                                    }
+                                    workgroupBarrier();
+                                    let _e6001 = r487_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6001);
+                                    let _e6012 = active_533_;
+                                    lane_active[local_index] = u32(_e6012);
+                                    workgroupBarrier();
+                                    let _e6015 = active_533_;
+                                    if _e6015 {
+                                        let _e6021 = i32(local_index);
+                                        let _e6024 = r477_;
+                                        let _e6028 = (((_e6024 % 32i) + 32i) % 32i);
+                                        let _e6033 = ((_e6021 - (i32(local_index) % 32i)) + _e6028);
+                                        let _e6036 = (((_e6028 >= 0i) && (_e6028 < 32i)) && (_e6033 < 256i));
+                                        let _e6037 = select(_e6021, _e6033, _e6036);
+                                        let _e6041 = lane_active[bitcast<u32>(_e6037)];
+                                        let _e6048 = lane_values[bitcast<u32>(_e6037)];
+                                        let _e6052 = lane_values[bitcast<u32>(_e6021)];
+                                        r488_ = bitcast<f32>(select(_e6052, _e6048, (_e6036 && (_e6041 != 0u))));
+                                    }
+                                    let _e6057 = active_533_;
+                                    if _e6057 {
+                                        let _e6059 = r488_;
+                                        r489_ = f32(_e6059);
+                                        let _e6063 = r480_;
+                                        let _e6065 = r486_;
+                                        r490_ = (_e6063 * _e6065);
+                                        let _e6069 = r468_;
+                                        let _e6071 = r490_;
+                                        r491_ = (_e6069 + _e6071);
+                                        let _e6075 = r480_;
+                                        let _e6077 = r489_;
+                                        r492_ = (_e6075 * _e6077);
+                                        let _e6081 = r470_;
+                                        let _e6083 = r492_;
+                                        r493_ = (_e6081 + _e6083);
+                                        let _e6087 = r483_;
+                                        let _e6089 = r486_;
+                                        r494_ = (_e6087 * _e6089);
+                                        let _e6093 = r472_;
+                                        let _e6095 = r494_;
+                                        r495_ = (_e6093 + _e6095);
+                                        let _e6099 = r483_;
+                                        let _e6101 = r489_;
+                                        r496_ = (_e6099 * _e6101);
+                                        let _e6105 = r474_;
+                                        let _e6107 = r496_;
+                                        r497_ = (_e6105 + _e6107);
+                                        let _e6111 = r155_;
+                                        r498_ = (_e6111 + 3i);
+                                        let _e6116 = r156_;
+                                        r499_ = (_e6116 + 3i);
+                                        let _e6121 = r499_;
+                                        r500_ = (_e6121 + 4i);
+                                        let _e6128 = mma_a_local0_[5i];
+                                        r501_ = _e6128;
+                                    }
+                                    workgroupBarrier();
+                                    let _e6131 = r501_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6131);
+                                    let _e6142 = active_533_;
+                                    lane_active[local_index] = u32(_e6142);
+                                    workgroupBarrier();
+                                    let _e6145 = active_533_;
+                                    if _e6145 {
+                                        let _e6151 = i32(local_index);
+                                        let _e6154 = r498_;
+                                        let _e6158 = (((_e6154 % 32i) + 32i) % 32i);
+                                        let _e6163 = ((_e6151 - (i32(local_index) % 32i)) + _e6158);
+                                        let _e6166 = (((_e6158 >= 0i) && (_e6158 < 32i)) && (_e6163 < 256i));
+                                        let _e6167 = select(_e6151, _e6163, _e6166);
+                                        let _e6171 = lane_active[bitcast<u32>(_e6167)];
+                                        let _e6178 = lane_values[bitcast<u32>(_e6167)];
+                                        let _e6182 = lane_values[bitcast<u32>(_e6151)];
+                                        r502_ = bitcast<f32>(select(_e6182, _e6178, (_e6166 && (_e6171 != 0u))));
+                                    }
+                                    let _e6187 = active_533_;
+                                    if _e6187 {
+                                        let _e6189 = r502_;
+                                        r503_ = f32(_e6189);
+                                        let _e6195 = mma_a_local0_[7i];
+                                        r504_ = _e6195;
+                                    }
+                                    workgroupBarrier();
+                                    let _e6198 = r504_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6198);
+                                    let _e6209 = active_533_;
+                                    lane_active[local_index] = u32(_e6209);
+                                    workgroupBarrier();
+                                    let _e6212 = active_533_;
+                                    if _e6212 {
+                                        let _e6218 = i32(local_index);
+                                        let _e6221 = r498_;
+                                        let _e6225 = (((_e6221 % 32i) + 32i) % 32i);
+                                        let _e6230 = ((_e6218 - (i32(local_index) % 32i)) + _e6225);
+                                        let _e6233 = (((_e6225 >= 0i) && (_e6225 < 32i)) && (_e6230 < 256i));
+                                        let _e6234 = select(_e6218, _e6230, _e6233);
+                                        let _e6238 = lane_active[bitcast<u32>(_e6234)];
+                                        let _e6245 = lane_values[bitcast<u32>(_e6234)];
+                                        let _e6249 = lane_values[bitcast<u32>(_e6218)];
+                                        r505_ = bitcast<f32>(select(_e6249, _e6245, (_e6233 && (_e6238 != 0u))));
+                                    }
+                                    let _e6254 = active_533_;
+                                    if _e6254 {
+                                        let _e6256 = r505_;
+                                        r506_ = f32(_e6256);
+                                        let _e6262 = mma_b_local1_[3i];
+                                        r507_ = _e6262;
+                                    }
+                                    workgroupBarrier();
+                                    let _e6265 = r507_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6265);
+                                    let _e6276 = active_533_;
+                                    lane_active[local_index] = u32(_e6276);
+                                    workgroupBarrier();
+                                    let _e6279 = active_533_;
+                                    if _e6279 {
+                                        let _e6285 = i32(local_index);
+                                        let _e6288 = r499_;
+                                        let _e6292 = (((_e6288 % 32i) + 32i) % 32i);
+                                        let _e6297 = ((_e6285 - (i32(local_index) % 32i)) + _e6292);
+                                        let _e6300 = (((_e6292 >= 0i) && (_e6292 < 32i)) && (_e6297 < 256i));
+                                        let _e6301 = select(_e6285, _e6297, _e6300);
+                                        let _e6305 = lane_active[bitcast<u32>(_e6301)];
+                                        let _e6312 = lane_values[bitcast<u32>(_e6301)];
+                                        let _e6316 = lane_values[bitcast<u32>(_e6285)];
+                                        r508_ = bitcast<f32>(select(_e6316, _e6312, (_e6300 && (_e6305 != 0u))));
+                                    }
+                                    let _e6321 = active_533_;
+                                    if _e6321 {
+                                        let _e6323 = r508_;
+                                        r509_ = f32(_e6323);
+                                        let _e6329 = mma_b_local1_[3i];
+                                        r510_ = _e6329;
+                                    }
+                                    workgroupBarrier();
+                                    let _e6332 = r510_;
+                                    lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e6332);
+                                    let _e6343 = active_533_;
+                                    lane_active[local_index] = u32(_e6343);
+                                    workgroupBarrier();
+                                    let _e6346 = active_533_;
+                                    if _e6346 {
+                                        let _e6352 = i32(local_index);
+                                        let _e6355 = r500_;
+                                        let _e6359 = (((_e6355 % 32i) + 32i) % 32i);
+                                        let _e6364 = ((_e6352 - (i32(local_index) % 32i)) + _e6359);
+                                        let _e6367 = (((_e6359 >= 0i) && (_e6359 < 32i)) && (_e6364 < 256i));
+                                        let _e6368 = select(_e6352, _e6364, _e6367);
+                                        let _e6372 = lane_active[bitcast<u32>(_e6368)];
+                                        let _e6379 = lane_values[bitcast<u32>(_e6368)];
+                                        let _e6383 = lane_values[bitcast<u32>(_e6352)];
+                                        r511_ = bitcast<f32>(select(_e6383, _e6379, (_e6367 && (_e6372 != 0u))));
+                                    }
+                                    let _e6388 = active_533_;
+                                    if _e6388 {
+                                        let _e6390 = r511_;
+                                        r512_ = f32(_e6390);
+                                        let _e6394 = r503_;
+                                        let _e6396 = r509_;
+                                        r513_ = (_e6394 * _e6396);
+                                        let _e6400 = r491_;
+                                        let _e6402 = r513_;
+                                        r514_ = (_e6400 + _e6402);
+                                        let _e6406 = r503_;
+                                        let _e6408 = r512_;
+                                        r515_ = (_e6406 * _e6408);
+                                        let _e6412 = r493_;
+                                        let _e6414 = r515_;
+                                        r516_ = (_e6412 + _e6414);
+                                        let _e6418 = r506_;
+                                        let _e6420 = r509_;
+                                        r517_ = (_e6418 * _e6420);
+                                        let _e6424 = r495_;
+                                        let _e6426 = r517_;
+                                        r518_ = (_e6424 + _e6426);
+                                        let _e6430 = r506_;
+                                        let _e6432 = r512_;
+                                        r519_ = (_e6430 * _e6432);
+                                        let _e6436 = r497_;
+                                        let _e6438 = r519_;
+                                        r520_ = (_e6436 + _e6438);
+                                        let _e6444 = mma_c_local2_[0i];
+                                        r521_ = _e6444;
+                                        let _e6447 = r521_;
+                                        let _e6449 = r514_;
+                                        r522_ = (_e6447 + _e6449);
+                                        let _e6455 = mma_c_local2_[1i];
+                                        r523_ = _e6455;
+                                        let _e6458 = r523_;
+                                        let _e6460 = r516_;
+                                        r524_ = (_e6458 + _e6460);
+                                        let _e6466 = mma_c_local2_[2i];
+                                        r525_ = _e6466;
+                                        let _e6469 = r525_;
+                                        let _e6471 = r518_;
+                                        r526_ = (_e6469 + _e6471);
+                                        let _e6477 = mma_c_local2_[3i];
+                                        r527_ = _e6477;
+                                        let _e6480 = r527_;
+                                        let _e6482 = r520_;
+                                        r528_ = (_e6480 + _e6482);
+                                        let _e6486 = r522_;
+                                        mma_c_local2_[0i] = _e6486;
+                                        let _e6491 = r524_;
+                                        mma_c_local2_[1i] = _e6491;
+                                        let _e6496 = r526_;
+                                        mma_c_local2_[2i] = _e6496;
+                                        let _e6501 = r528_;
+                                        mma_c_local2_[3i] = _e6501;
                                     }
                                 }
                                 continuing {
-                                    let _e6574 = entry_553_;
+                                    let _e6506 = entry_553_;
                                     continued_555_ = false;
-                                    let _e6578 = exited_534_;
-                                    let _e6580 = broken_554_;
-                                    let _e6582 = continued_555_;
-                                    active_533_ = (_e6574 && !((_e6578 || (_e6580 || _e6582))));
+                                    let _e6510 = exited_534_;
+                                    let _e6512 = broken_554_;
+                                    let _e6514 = continued_555_;
+                                    active_533_ = (_e6506 && !((_e6510 || (_e6512 || _e6514))));
                                     {
-                                        let _e6589 = active_533_;
-                                        if _e6589 {
-                                            let _e6591 = k_54_;
-                                            k_54_ = (_e6591 + 1i);
+                                        let _e6521 = active_533_;
+                                        if _e6521 {
+                                            let _e6523 = k_54_;
+                                            k_54_ = (_e6523 + 1i);
                                         }
                                     }
                                 }
                             }
-                            let _e6596 = left_556_;
-                            if !(_e6596) {
+                            let _e6528 = left_556_;
+                            if !(_e6528) {
                                 loop_guard[0u] = 2147483654u;
                             }
-                            let _e6603 = entry_553_;
-                            let _e6605 = exited_534_;
-                            let _e6607 = broken_548_;
-                            let _e6609 = continued_549_;
-                            active_533_ = (_e6603 && !((_e6605 || (_e6607 || _e6609))));
-                            let _e6616 = active_533_;
-                            if _e6616 {
+                            let _e6535 = entry_553_;
+                            let _e6537 = exited_534_;
+                            let _e6539 = broken_548_;
+                            let _e6541 = continued_549_;
+                            active_533_ = (_e6535 && !((_e6537 || (_e6539 || _e6541))));
+                            let _e6548 = active_533_;
+                            if _e6548 {
                                 r89_ = (i32(local_index) % 32i);
-                                let _e6623 = r89_;
-                                r90_ = (_e6623 >> bitcast<u32>(2i));
-                                let _e6629 = r89_;
-                                r91_ = (_e6629 & 3i);
-                                let _e6634 = r91_;
-                                r92_ = (_e6634 << bitcast<u32>(1i));
-                                let _e6640 = r52_;
-                                let _e6642 = r90_;
-                                r93_ = (_e6640 + _e6642);
-                                let _e6646 = r53_;
-                                let _e6648 = r92_;
-                                r94_ = (_e6646 + _e6648);
-                                let _e6654 = mma_c_local2_[0i];
-                                r95_ = _e6654;
-                                let _e6657 = r95_;
-                                let _e6661 = r93_;
-                                let _e6663 = r94_;
-                                tile3_matmul[bitcast<u32>(((_e6661 * 32i) + _e6663))] = _e6657;
-                                let _e6670 = r94_;
-                                r96_ = (_e6670 + 1i);
-                                let _e6677 = mma_c_local2_[1i];
-                                r97_ = _e6677;
-                                let _e6680 = r97_;
-                                let _e6684 = r93_;
-                                let _e6686 = r96_;
-                                tile3_matmul[bitcast<u32>(((_e6684 * 32i) + _e6686))] = _e6680;
-                                let _e6693 = r93_;
-                                r98_ = (_e6693 + 8i);
-                                let _e6700 = mma_c_local2_[2i];
-                                r99_ = _e6700;
-                                let _e6703 = r99_;
-                                let _e6707 = r98_;
-                                let _e6709 = r94_;
-                                tile3_matmul[bitcast<u32>(((_e6707 * 32i) + _e6709))] = _e6703;
-                                let _e6718 = mma_c_local2_[3i];
-                                r100_ = _e6718;
-                                let _e6721 = r100_;
-                                let _e6725 = r98_;
-                                let _e6727 = r96_;
-                                tile3_matmul[bitcast<u32>(((_e6725 * 32i) + _e6727))] = _e6721;
+                                let _e6555 = r89_;
+                                r90_ = (_e6555 >> bitcast<u32>(2i));
+                                let _e6561 = r89_;
+                                r91_ = (_e6561 & 3i);
+                                let _e6566 = r91_;
+                                r92_ = (_e6566 << bitcast<u32>(1i));
+                                let _e6572 = r52_;
+                                let _e6574 = r90_;
+                                r93_ = (_e6572 + _e6574);
+                                let _e6578 = r53_;
+                                let _e6580 = r92_;
+                                r94_ = (_e6578 + _e6580);
+                                let _e6586 = mma_c_local2_[0i];
+                                r95_ = _e6586;
+                                let _e6589 = r95_;
+                                let _e6593 = r93_;
+                                let _e6595 = r94_;
+                                tile3_matmul[bitcast<u32>(((_e6593 * 32i) + _e6595))] = _e6589;
+                                let _e6602 = r94_;
+                                r96_ = (_e6602 + 1i);
+                                let _e6609 = mma_c_local2_[1i];
+                                r97_ = _e6609;
+                                let _e6612 = r97_;
+                                let _e6616 = r93_;
+                                let _e6618 = r96_;
+                                tile3_matmul[bitcast<u32>(((_e6616 * 32i) + _e6618))] = _e6612;
+                                let _e6625 = r93_;
+                                r98_ = (_e6625 + 8i);
+                                let _e6632 = mma_c_local2_[2i];
+                                r99_ = _e6632;
+                                let _e6635 = r99_;
+                                let _e6639 = r98_;
+                                let _e6641 = r94_;
+                                tile3_matmul[bitcast<u32>(((_e6639 * 32i) + _e6641))] = _e6635;
+                                let _e6650 = mma_c_local2_[3i];
+                                r100_ = _e6650;
+                                let _e6653 = r100_;
+                                let _e6657 = r98_;
+                                let _e6659 = r96_;
+                                tile3_matmul[bitcast<u32>(((_e6657 * 32i) + _e6659))] = _e6653;
                             }
                         }
                         continuing {
-                            let _e6734 = entry_547_;
+                            let _e6666 = entry_547_;
                             continued_549_ = false;
-                            let _e6738 = exited_534_;
-                            let _e6740 = broken_548_;
-                            let _e6742 = continued_549_;
-                            active_533_ = (_e6734 && !((_e6738 || (_e6740 || _e6742))));
+                            let _e6670 = exited_534_;
+                            let _e6672 = broken_548_;
+                            let _e6674 = continued_549_;
+                            active_533_ = (_e6666 && !((_e6670 || (_e6672 || _e6674))));
                             {
-                                let _e6749 = active_533_;
-                                if _e6749 {
-                                    let _e6751 = block_45_;
-                                    let _e6753 = r44_;
-                                    block_45_ = (_e6751 + _e6753);
+                                let _e6681 = active_533_;
+                                if _e6681 {
+                                    let _e6683 = block_45_;
+                                    let _e6685 = r44_;
+                                    block_45_ = (_e6683 + _e6685);
                                 }
                             }
                         }
                     }
-                    let _e6757 = left_550_;
-                    if !(_e6757) {
+                    let _e6689 = left_550_;
+                    if !(_e6689) {
                         loop_guard[0u] = 2147483653u;
                     }
-                    let _e6764 = entry_547_;
-                    let _e6766 = exited_534_;
-                    let _e6768 = broken_538_;
-                    let _e6770 = continued_539_;
-                    active_533_ = (_e6764 && !((_e6766 || (_e6768 || _e6770))));
+                    let _e6696 = entry_547_;
+                    let _e6698 = exited_534_;
+                    let _e6700 = broken_538_;
+                    let _e6702 = continued_539_;
+                    active_533_ = (_e6696 && !((_e6698 || (_e6700 || _e6702))));
                 }
-                let _e6777 = saved_545_;
-                let _e6779 = taken_546_;
-                let _e6783 = exited_534_;
-                let _e6785 = broken_538_;
-                let _e6787 = continued_539_;
-                active_533_ = ((_e6777 && !(_e6779)) && !((_e6783 || (_e6785 || _e6787))));
+                let _e6709 = saved_545_;
+                let _e6711 = taken_546_;
+                let _e6715 = exited_534_;
+                let _e6717 = broken_538_;
+                let _e6719 = continued_539_;
+                active_533_ = ((_e6709 && !(_e6711)) && !((_e6715 || (_e6717 || _e6719))));
                 {
-                    let _e6794 = active_533_;
-                    if _e6794 {
+                    let _e6726 = active_533_;
+                    if _e6726 {
                         r101_ = 256i;
                         e_102_ = i32(local_index);
                         left_559_ = false;
                         loop {
-                            let _e6810 = trips_532_;
-                            let _e6812 = (_e6810 + 1u);
-                            trips_532_ = _e6812;
-                            if (_e6812 > 4096u) {
-                                loop_guard[0u] = 7u;
-                                left_559_ = true;
-                                break;
-                            }
                             {
-                                let _e6816 = e_102_;
-                                r103_ = (_e6816 < 1024i);
-                                let _e6821 = r103_;
-                                r104_ = !(_e6821);
-                                let _e6825 = r104_;
-                                if _e6825 {
+                                let _e6736 = e_102_;
+                                r103_ = (_e6736 < 1024i);
+                                let _e6741 = r103_;
+                                r104_ = !(_e6741);
+                                let _e6745 = r104_;
+                                if _e6745 {
                                     left_559_ = true;
                                     break;
                                 }
-                                let _e6829 = e_102_;
-                                r105_ = (_e6829 / 32i);
-                                let _e6834 = r105_;
-                                r106_ = (_e6834 % 32i);
-                                let _e6839 = e_102_;
-                                r107_ = (_e6839 / 1i);
-                                let _e6844 = r107_;
-                                r108_ = (_e6844 % 32i);
+                                let _e6749 = e_102_;
+                                r105_ = (_e6749 / 32i);
+                                let _e6754 = r105_;
+                                r106_ = (_e6754 % 32i);
+                                let _e6759 = e_102_;
+                                r107_ = (_e6759 / 1i);
+                                let _e6764 = r107_;
+                                r108_ = (_e6764 % 32i);
                                 acc_109_ = 0f;
                                 k_110_ = 0i;
                                 left_560_ = false;
                                 loop {
-                                    let _e6862 = trips_532_;
-                                    let _e6864 = (_e6862 + 1u);
-                                    trips_532_ = _e6864;
-                                    if (_e6864 > 4096u) {
-                                        loop_guard[0u] = 8u;
-                                        left_560_ = true;
-                                        break;
-                                    }
                                     {
-                                        let _e6868 = k_110_;
-                                        r111_ = (_e6868 < 2i);
-                                        let _e6873 = r111_;
-                                        r112_ = !(_e6873);
-                                        let _e6877 = r112_;
-                                        if _e6877 {
+                                        let _e6776 = k_110_;
+                                        r111_ = (_e6776 < 2i);
+                                        let _e6781 = r111_;
+                                        r112_ = !(_e6781);
+                                        let _e6785 = r112_;
+                                        if _e6785 {
                                             left_560_ = true;
                                             break;
                                         }
-                                        let _e6881 = k_110_;
-                                        r113_ = (_e6881 * 16i);
-                                        let _e6888 = r106_;
-                                        let _e6890 = r113_;
-                                        let _e6896 = tile1_A_tile[bitcast<u32>(((_e6888 * 32i) + _e6890))];
-                                        r115_ = _e6896;
-                                        let _e6899 = r115_;
-                                        r116_ = _e6899;
-                                        let _e6904 = r113_;
-                                        let _e6906 = r108_;
-                                        let _e6912 = tile2_B_tile[bitcast<u32>(((_e6904 * 32i) + _e6906))];
-                                        r117_ = _e6912;
-                                        let _e6915 = r117_;
-                                        r118_ = _e6915;
-                                        let _e6918 = r116_;
-                                        let _e6920 = r118_;
-                                        r119_ = (_e6918 * _e6920);
-                                        let _e6924 = r119_;
-                                        sum_114_ = _e6924;
-                                        let _e6927 = r113_;
-                                        r120_ = (_e6927 + 1i);
+                                        let _e6789 = k_110_;
+                                        r113_ = (_e6789 * 16i);
+                                        let _e6796 = r106_;
+                                        let _e6798 = r113_;
+                                        let _e6804 = tile1_A_tile[bitcast<u32>(((_e6796 * 32i) + _e6798))];
+                                        r115_ = _e6804;
+                                        let _e6807 = r115_;
+                                        r116_ = _e6807;
+                                        let _e6812 = r113_;
+                                        let _e6814 = r108_;
+                                        let _e6820 = tile2_B_tile[bitcast<u32>(((_e6812 * 32i) + _e6814))];
+                                        r117_ = _e6820;
+                                        let _e6823 = r117_;
+                                        r118_ = _e6823;
+                                        let _e6826 = r116_;
+                                        let _e6828 = r118_;
+                                        r119_ = (_e6826 * _e6828);
+                                        let _e6832 = r119_;
+                                        sum_114_ = _e6832;
+                                        let _e6835 = r113_;
+                                        r120_ = (_e6835 + 1i);
                                         k_121_ = 0i;
                                         left_561_ = false;
                                         loop {
-                                            let _e6943 = trips_532_;
-                                            let _e6945 = (_e6943 + 1u);
-                                            trips_532_ = _e6945;
-                                            if (_e6945 > 4096u) {
-                                                loop_guard[0u] = 9u;
-                                                left_561_ = true;
-                                                break;
-                                            }
                                             {
-                                                let _e6949 = k_121_;
-                                                r122_ = (_e6949 < 15i);
-                                                let _e6954 = r122_;
-                                                r123_ = !(_e6954);
-                                                let _e6958 = r123_;
-                                                if _e6958 {
+                                                let _e6845 = k_121_;
+                                                r122_ = (_e6845 < 15i);
+                                                let _e6850 = r122_;
+                                                r123_ = !(_e6850);
+                                                let _e6854 = r123_;
+                                                if _e6854 {
                                                     left_561_ = true;
                                                     break;
                                                 }
-                                                let _e6962 = r120_;
-                                                let _e6964 = k_121_;
-                                                r124_ = (_e6962 + _e6964);
-                                                let _e6970 = r106_;
-                                                let _e6972 = r124_;
-                                                let _e6978 = tile1_A_tile[bitcast<u32>(((_e6970 * 32i) + _e6972))];
-                                                r125_ = _e6978;
-                                                let _e6981 = r125_;
-                                                r126_ = _e6981;
-                                                let _e6986 = r124_;
-                                                let _e6988 = r108_;
-                                                let _e6994 = tile2_B_tile[bitcast<u32>(((_e6986 * 32i) + _e6988))];
-                                                r127_ = _e6994;
-                                                let _e6997 = r127_;
-                                                r128_ = _e6997;
-                                                let _e7000 = r126_;
-                                                let _e7002 = r128_;
-                                                r129_ = (_e7000 * _e7002);
-                                                let _e7006 = sum_114_;
-                                                let _e7008 = r129_;
-                                                sum_114_ = (_e7006 + _e7008);
+                                                let _e6858 = r120_;
+                                                let _e6860 = k_121_;
+                                                r124_ = (_e6858 + _e6860);
+                                                let _e6866 = r106_;
+                                                let _e6868 = r124_;
+                                                let _e6874 = tile1_A_tile[bitcast<u32>(((_e6866 * 32i) + _e6868))];
+                                                r125_ = _e6874;
+                                                let _e6877 = r125_;
+                                                r126_ = _e6877;
+                                                let _e6882 = r124_;
+                                                let _e6884 = r108_;
+                                                let _e6890 = tile2_B_tile[bitcast<u32>(((_e6882 * 32i) + _e6884))];
+                                                r127_ = _e6890;
+                                                let _e6893 = r127_;
+                                                r128_ = _e6893;
+                                                let _e6896 = r126_;
+                                                let _e6898 = r128_;
+                                                r129_ = (_e6896 * _e6898);
+                                                let _e6902 = sum_114_;
+                                                let _e6904 = r129_;
+                                                sum_114_ = (_e6902 + _e6904);
                                             }
                                             continuing {
-                                                let _e7012 = k_121_;
-                                                k_121_ = (_e7012 + 1i);
+                                                let _e6908 = k_121_;
+                                                k_121_ = (_e6908 + 1i);
                                             }
                                         }
-                                        let _e7017 = left_561_;
-                                        if !(_e7017) {
+                                        let _e6913 = left_561_;
+                                        if !(_e6913) {
                                             loop_guard[0u] = 2147483657u;
                                         }
-                                        let _e7024 = sum_114_;
-                                        let _e7026 = acc_109_;
-                                        acc_109_ = (_e7024 + _e7026);
+                                        let _e6920 = sum_114_;
+                                        let _e6922 = acc_109_;
+                                        acc_109_ = (_e6920 + _e6922);
                                     }
                                     continuing {
-                                        let _e7030 = k_110_;
-                                        k_110_ = (_e7030 + 1i);
+                                        let _e6926 = k_110_;
+                                        k_110_ = (_e6926 + 1i);
                                     }
                                 }
-                                let _e7035 = left_560_;
-                                if !(_e7035) {
+                                let _e6931 = left_560_;
+                                if !(_e6931) {
                                     loop_guard[0u] = 2147483656u;
                                 }
-                                let _e7042 = acc_109_;
-                                let _e7046 = r106_;
-                                let _e7048 = r108_;
-                                tile3_matmul[bitcast<u32>(((_e7046 * 32i) + _e7048))] = _e7042;
+                                let _e6938 = acc_109_;
+                                let _e6942 = r106_;
+                                let _e6944 = r108_;
+                                tile3_matmul[bitcast<u32>(((_e6942 * 32i) + _e6944))] = _e6938;
                             }
                             continuing {
-                                let _e7055 = e_102_;
-                                let _e7057 = r101_;
-                                e_102_ = (_e7055 + _e7057);
+                                let _e6951 = e_102_;
+                                let _e6953 = r101_;
+                                e_102_ = (_e6951 + _e6953);
                             }
                         }
-                        let _e7061 = left_559_;
-                        if !(_e7061) {
+                        let _e6957 = left_559_;
+                        if !(_e6957) {
                             loop_guard[0u] = 2147483655u;
                         }
                     }
                 }
-                let _e7068 = saved_545_;
-                let _e7070 = exited_534_;
-                let _e7072 = broken_538_;
-                let _e7074 = continued_539_;
-                active_533_ = (_e7068 && !((_e7070 || (_e7072 || _e7074))));
+                let _e6964 = saved_545_;
+                let _e6966 = exited_534_;
+                let _e6968 = broken_538_;
+                let _e6970 = continued_539_;
+                active_533_ = (_e6964 && !((_e6966 || (_e6968 || _e6970))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e7081 = active_533_;
-                if _e7081 {
+                let _e6977 = active_533_;
+                if _e6977 {
                     r130_ = 256i;
                     e_131_ = i32(local_index);
                     left_562_ = false;
                     loop {
-                        let _e7097 = trips_532_;
-                        let _e7099 = (_e7097 + 1u);
-                        trips_532_ = _e7099;
-                        if (_e7099 > 4096u) {
-                            loop_guard[0u] = 10u;
-                            left_562_ = true;
-                            break;
-                        }
                         {
-                            let _e7103 = e_131_;
-                            r132_ = (_e7103 < 1024i);
-                            let _e7108 = r132_;
-                            r133_ = !(_e7108);
-                            let _e7112 = r133_;
-                            if _e7112 {
+                            let _e6987 = e_131_;
+                            r132_ = (_e6987 < 1024i);
+                            let _e6992 = r132_;
+                            r133_ = !(_e6992);
+                            let _e6996 = r133_;
+                            if _e6996 {
                                 left_562_ = true;
                                 break;
                             }
-                            let _e7116 = e_131_;
-                            r134_ = (_e7116 / 32i);
-                            let _e7121 = r134_;
-                            r135_ = (_e7121 % 32i);
-                            let _e7126 = e_131_;
-                            r136_ = (_e7126 / 1i);
-                            let _e7131 = r136_;
-                            r137_ = (_e7131 % 32i);
-                            let _e7138 = r135_;
-                            let _e7140 = r137_;
-                            let _e7146 = tile3_matmul[bitcast<u32>(((_e7138 * 32i) + _e7140))];
-                            r138_ = _e7146;
-                            let _e7151 = r135_;
-                            let _e7153 = r137_;
-                            let _e7159 = tile0_acc[bitcast<u32>(((_e7151 * 32i) + _e7153))];
-                            r139_ = _e7159;
-                            let _e7162 = r139_;
-                            let _e7164 = r138_;
-                            r140_ = (_e7162 + _e7164);
-                            let _e7168 = r140_;
-                            let _e7172 = r135_;
-                            let _e7174 = r137_;
-                            tile0_acc[bitcast<u32>(((_e7172 * 32i) + _e7174))] = _e7168;
+                            let _e7000 = e_131_;
+                            r134_ = (_e7000 / 32i);
+                            let _e7005 = r134_;
+                            r135_ = (_e7005 % 32i);
+                            let _e7010 = e_131_;
+                            r136_ = (_e7010 / 1i);
+                            let _e7015 = r136_;
+                            r137_ = (_e7015 % 32i);
+                            let _e7022 = r135_;
+                            let _e7024 = r137_;
+                            let _e7030 = tile3_matmul[bitcast<u32>(((_e7022 * 32i) + _e7024))];
+                            r138_ = _e7030;
+                            let _e7035 = r135_;
+                            let _e7037 = r137_;
+                            let _e7043 = tile0_acc[bitcast<u32>(((_e7035 * 32i) + _e7037))];
+                            r139_ = _e7043;
+                            let _e7046 = r139_;
+                            let _e7048 = r138_;
+                            r140_ = (_e7046 + _e7048);
+                            let _e7052 = r140_;
+                            let _e7056 = r135_;
+                            let _e7058 = r137_;
+                            tile0_acc[bitcast<u32>(((_e7056 * 32i) + _e7058))] = _e7052;
                         }
                         continuing {
-                            let _e7181 = e_131_;
-                            let _e7183 = r130_;
-                            e_131_ = (_e7181 + _e7183);
+                            let _e7065 = e_131_;
+                            let _e7067 = r130_;
+                            e_131_ = (_e7065 + _e7067);
                         }
                     }
-                    let _e7187 = left_562_;
-                    if !(_e7187) {
+                    let _e7071 = left_562_;
+                    if !(_e7071) {
                         loop_guard[0u] = 2147483658u;
                     }
                 }
@@ -3687,89 +3609,81 @@ fn tessera_gemm_f16_f32_(@builtin(local_invocation_index) local_index: u32, @bui
                 workgroupBarrier();
             }
             continuing {
-                let _e7194 = entry_537_;
+                let _e7078 = entry_537_;
                 continued_539_ = false;
-                let _e7198 = exited_534_;
-                let _e7200 = broken_538_;
-                let _e7202 = continued_539_;
-                active_533_ = (_e7194 && !((_e7198 || (_e7200 || _e7202))));
+                let _e7082 = exited_534_;
+                let _e7084 = broken_538_;
+                let _e7086 = continued_539_;
+                active_533_ = (_e7078 && !((_e7082 || (_e7084 || _e7086))));
                 {
-                    let _e7209 = active_533_;
-                    if _e7209 {
-                        let _e7211 = k_17_;
-                        k_17_ = (_e7211 + 32i);
+                    let _e7093 = active_533_;
+                    if _e7093 {
+                        let _e7095 = k_17_;
+                        k_17_ = (_e7095 + 32i);
                     }
                 }
             }
         }
-        let _e7216 = left_540_;
-        if !(_e7216) {
+        let _e7100 = left_540_;
+        if !(_e7100) {
             loop_guard[0u] = 2147483650u;
         }
-        let _e7223 = entry_537_;
-        let _e7225 = exited_534_;
-        active_533_ = (_e7223 && !(_e7225));
-        let _e7230 = active_533_;
-        if _e7230 {
+        let _e7107 = entry_537_;
+        let _e7109 = exited_534_;
+        active_533_ = (_e7107 && !(_e7109));
+        let _e7114 = active_533_;
+        if _e7114 {
             r141_ = 256i;
             e_142_ = i32(local_index);
             left_563_ = false;
             loop {
-                let _e7246 = trips_532_;
-                let _e7248 = (_e7246 + 1u);
-                trips_532_ = _e7248;
-                if (_e7248 > 4096u) {
-                    loop_guard[0u] = 11u;
-                    left_563_ = true;
-                    break;
-                }
                 {
-                    let _e7252 = e_142_;
-                    r143_ = (_e7252 < 1024i);
-                    let _e7257 = r143_;
-                    r144_ = !(_e7257);
-                    let _e7261 = r144_;
-                    if _e7261 {
+                    let _e7124 = e_142_;
+                    r143_ = (_e7124 < 1024i);
+                    let _e7129 = r143_;
+                    r144_ = !(_e7129);
+                    let _e7133 = r144_;
+                    if _e7133 {
                         left_563_ = true;
                         break;
                     }
-                    let _e7265 = e_142_;
-                    r145_ = (_e7265 / 32i);
-                    let _e7270 = r145_;
-                    r146_ = (_e7270 % 32i);
-                    let _e7275 = e_142_;
-                    r147_ = (_e7275 / 1i);
-                    let _e7280 = r147_;
-                    r148_ = (_e7280 % 32i);
-                    let _e7285 = r_2_;
-                    let _e7287 = r146_;
-                    r149_ = (_e7285 + _e7287);
-                    let _e7291 = c_5_;
-                    let _e7293 = r148_;
-                    r150_ = (_e7291 + _e7293);
-                    let _e7299 = r146_;
-                    let _e7301 = r148_;
-                    let _e7307 = tile0_acc[bitcast<u32>(((_e7299 * 32i) + _e7301))];
-                    r151_ = _e7307;
-                    let _e7310 = r151_;
-                    let _e7313 = params.M;
-                    let _e7316 = params.N;
-                    let _e7318 = r149_;
-                    let _e7323 = r150_;
-                    let _e7329 = r149_;
-                    let _e7331 = r150_;
-                    if ((bitcast<u32>(_e7318) < bitcast<u32>(_e7313)) && (bitcast<u32>(_e7323) < bitcast<u32>(_e7316))) {
-                        C[bitcast<u32>(((_e7329 * _e7316) + _e7331))] = _e7310;
+                    let _e7137 = e_142_;
+                    r145_ = (_e7137 / 32i);
+                    let _e7142 = r145_;
+                    r146_ = (_e7142 % 32i);
+                    let _e7147 = e_142_;
+                    r147_ = (_e7147 / 1i);
+                    let _e7152 = r147_;
+                    r148_ = (_e7152 % 32i);
+                    let _e7157 = r_2_;
+                    let _e7159 = r146_;
+                    r149_ = (_e7157 + _e7159);
+                    let _e7163 = c_5_;
+                    let _e7165 = r148_;
+                    r150_ = (_e7163 + _e7165);
+                    let _e7171 = r146_;
+                    let _e7173 = r148_;
+                    let _e7179 = tile0_acc[bitcast<u32>(((_e7171 * 32i) + _e7173))];
+                    r151_ = _e7179;
+                    let _e7182 = r151_;
+                    let _e7185 = params.M;
+                    let _e7188 = params.N;
+                    let _e7190 = r149_;
+                    let _e7195 = r150_;
+                    let _e7201 = r149_;
+                    let _e7203 = r150_;
+                    if ((bitcast<u32>(_e7190) < bitcast<u32>(_e7185)) && (bitcast<u32>(_e7195) < bitcast<u32>(_e7188))) {
+                        C[bitcast<u32>(((_e7201 * _e7188) + _e7203))] = _e7182;
                     }
                 }
                 continuing {
-                    let _e7338 = e_142_;
-                    let _e7340 = r141_;
-                    e_142_ = (_e7338 + _e7340);
+                    let _e7210 = e_142_;
+                    let _e7212 = r141_;
+                    e_142_ = (_e7210 + _e7212);
                 }
             }
-            let _e7344 = left_563_;
-            if !(_e7344) {
+            let _e7216 = left_563_;
+            if !(_e7216) {
                 loop_guard[0u] = 2147483659u;
             }
         }

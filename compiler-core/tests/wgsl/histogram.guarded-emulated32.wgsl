@@ -74,142 +74,134 @@ fn tessera_histogram(@builtin(local_invocation_index) local_index: u32, @builtin
             e_1_ = i32(local_index);
             left_37_ = false;
             loop {
-                let _e24 = trips_33_;
-                let _e26 = (_e24 + 1u);
-                trips_33_ = _e26;
-                if (_e26 > 4096u) {
-                    loop_guard[0u] = 1u;
-                    left_37_ = true;
-                    break;
-                }
                 {
-                    let _e30 = e_1_;
-                    r2_ = (_e30 < 256i);
-                    let _e35 = r2_;
-                    r3_ = !(_e35);
-                    let _e39 = r3_;
-                    if _e39 {
+                    let _e18 = e_1_;
+                    r2_ = (_e18 < 256i);
+                    let _e23 = r2_;
+                    r3_ = !(_e23);
+                    let _e27 = r3_;
+                    if _e27 {
                         left_37_ = true;
                         break;
                     }
-                    let _e43 = e_1_;
-                    r4_ = (_e43 / 1i);
-                    let _e48 = r4_;
-                    r5_ = (_e48 % 256i);
-                    let _e55 = r5_;
-                    atomicStore((&tile0_counts[bitcast<u32>(_e55)]), 0u);
+                    let _e31 = e_1_;
+                    r4_ = (_e31 / 1i);
+                    let _e36 = r4_;
+                    r5_ = (_e36 % 256i);
+                    let _e43 = r5_;
+                    atomicStore((&tile0_counts[bitcast<u32>(_e43)]), 0u);
                 }
                 continuing {
-                    let _e60 = e_1_;
-                    let _e62 = r0_;
-                    e_1_ = (_e60 + _e62);
+                    let _e48 = e_1_;
+                    let _e50 = r0_;
+                    e_1_ = (_e48 + _e50);
                 }
             }
-            let _e66 = left_37_;
-            if !(_e66) {
+            let _e54 = left_37_;
+            if !(_e54) {
                 loop_guard[0u] = 2147483649u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e73 = active_34_;
-        if _e73 {
+        let _e61 = active_34_;
+        if _e61 {
             r6_ = i32(block.x);
             r7_ = 256i;
-            let _e81 = r6_;
-            let _e83 = r7_;
-            r8_ = (_e81 * _e83);
+            let _e69 = r6_;
+            let _e71 = r7_;
+            r8_ = (_e69 * _e71);
             r9_ = i32(local_index);
-            let _e90 = r8_;
-            let _e92 = r9_;
-            r10_ = (_e90 + _e92);
-            let _e97 = params.N;
-            r11_ = _e97;
+            let _e78 = r8_;
+            let _e80 = r9_;
+            r10_ = (_e78 + _e80);
+            let _e85 = params.N;
+            r11_ = _e85;
             r12_ = i32(blocks.x);
             r13_ = 256i;
-            let _e106 = r12_;
-            let _e108 = r13_;
-            r14_ = (_e106 * _e108);
-            let _e112 = r11_;
-            r15_ = _e112;
-            let _e115 = r14_;
-            r16_ = _e115;
-            let _e118 = r10_;
-            i_17_ = _e118;
+            let _e94 = r12_;
+            let _e96 = r13_;
+            r14_ = (_e94 * _e96);
+            let _e100 = r11_;
+            r15_ = _e100;
+            let _e103 = r14_;
+            r16_ = _e103;
+            let _e106 = r10_;
+            i_17_ = _e106;
             left_38_ = false;
             loop {
-                let _e130 = trips_33_;
-                let _e132 = (_e130 + 1u);
-                trips_33_ = _e132;
-                if (_e132 > 4096u) {
+                let _e118 = trips_33_;
+                let _e120 = (_e118 + 1u);
+                trips_33_ = _e120;
+                if (_e120 > 4096u) {
                     loop_guard[0u] = 2u;
                     left_38_ = true;
                     break;
                 }
                 {
-                    let _e136 = r16_;
-                    r18_ = (_e136 > 0i);
-                    let _e141 = i_17_;
-                    let _e143 = r15_;
-                    r19_ = (_e141 < _e143);
-                    let _e147 = i_17_;
-                    let _e149 = r15_;
-                    r20_ = (_e147 > _e149);
-                    let _e153 = r18_;
-                    let _e155 = r19_;
-                    let _e157 = r20_;
-                    r21_ = select(_e157, _e155, _e153);
-                    let _e161 = r21_;
-                    r22_ = !(_e161);
-                    let _e165 = r22_;
-                    if _e165 {
+                    let _e124 = r16_;
+                    r18_ = (_e124 > 0i);
+                    let _e129 = i_17_;
+                    let _e131 = r15_;
+                    r19_ = (_e129 < _e131);
+                    let _e135 = i_17_;
+                    let _e137 = r15_;
+                    r20_ = (_e135 > _e137);
+                    let _e141 = r18_;
+                    let _e143 = r19_;
+                    let _e145 = r20_;
+                    r21_ = select(_e145, _e143, _e141);
+                    let _e149 = r21_;
+                    r22_ = !(_e149);
+                    let _e153 = r22_;
+                    if _e153 {
                         left_38_ = true;
                         break;
                     }
-                    let _e172 = i_17_;
-                    let _e176 = X[bitcast<u32>(_e172)];
-                    r23_ = _e176;
-                    let _e180 = params.B;
-                    r24_ = _e180;
-                    let _e183 = r24_;
-                    r25_ = u32(_e183);
-                    let _e187 = r23_;
-                    let _e189 = r25_;
-                    r26_ = (_e187 % _e189);
-                    let _e194 = r26_;
-                    atomicAdd((&tile0_counts[bitcast<u32>(_e194)]), 1u);
+                    let _e160 = i_17_;
+                    let _e164 = X[bitcast<u32>(_e160)];
+                    r23_ = _e164;
+                    let _e168 = params.B;
+                    r24_ = _e168;
+                    let _e171 = r24_;
+                    r25_ = u32(_e171);
+                    let _e175 = r23_;
+                    let _e177 = r25_;
+                    r26_ = (_e175 % _e177);
+                    let _e182 = r26_;
+                    atomicAdd((&tile0_counts[bitcast<u32>(_e182)]), 1u);
                 }
                 continuing {
-                    let _e200 = i_17_;
-                    let _e202 = r16_;
-                    i_17_ = (_e200 + _e202);
+                    let _e188 = i_17_;
+                    let _e190 = r16_;
+                    i_17_ = (_e188 + _e190);
                 }
             }
-            let _e206 = left_38_;
-            if !(_e206) {
+            let _e194 = left_38_;
+            if !(_e194) {
                 loop_guard[0u] = 2147483650u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e213 = active_34_;
-        if _e213 {
+        let _e201 = active_34_;
+        if _e201 {
             r27_ = i32(local_index);
-            let _e219 = params.B;
-            r28_ = _e219;
-            let _e222 = r27_;
-            let _e224 = r28_;
-            r29_ = (_e222 < _e224);
-            let _e228 = r29_;
-            if _e228 {
+            let _e207 = params.B;
+            r28_ = _e207;
+            let _e210 = r27_;
+            let _e212 = r28_;
+            r29_ = (_e210 < _e212);
+            let _e216 = r29_;
+            if _e216 {
                 r30_ = i32(local_index);
                 r31_ = i32(local_index);
-                let _e237 = r31_;
-                let _e241 = atomicLoad((&tile0_counts[bitcast<u32>(_e237)]));
-                r32_ = _e241;
-                let _e247 = r30_;
-                let _e252 = r32_;
-                atomicAdd((&H[bitcast<u32>(_e247)]), _e252);
+                let _e225 = r31_;
+                let _e229 = atomicLoad((&tile0_counts[bitcast<u32>(_e225)]));
+                r32_ = _e229;
+                let _e235 = r30_;
+                let _e240 = r32_;
+                atomicAdd((&H[bitcast<u32>(_e235)]), _e240);
             }
         }
     }

@@ -60,135 +60,127 @@ fn tessera_histogram(@builtin(local_invocation_index) local_index: u32, @builtin
     e_1_ = i32(local_index);
     left_34_ = false;
     loop {
-        let _e16 = trips_33_;
-        let _e18 = (_e16 + 1u);
-        trips_33_ = _e18;
-        if (_e18 > 4096u) {
-            loop_guard[0u] = 1u;
-            left_34_ = true;
-            break;
-        }
         {
-            let _e22 = e_1_;
-            r2_ = (_e22 < 256i);
-            let _e27 = r2_;
-            r3_ = !(_e27);
-            let _e31 = r3_;
-            if _e31 {
+            let _e10 = e_1_;
+            r2_ = (_e10 < 256i);
+            let _e15 = r2_;
+            r3_ = !(_e15);
+            let _e19 = r3_;
+            if _e19 {
                 left_34_ = true;
                 break;
             }
-            let _e35 = e_1_;
-            r4_ = (_e35 / 1i);
-            let _e40 = r4_;
-            r5_ = (_e40 % 256i);
-            let _e47 = r5_;
-            atomicStore((&tile0_counts[bitcast<u32>(_e47)]), 0u);
+            let _e23 = e_1_;
+            r4_ = (_e23 / 1i);
+            let _e28 = r4_;
+            r5_ = (_e28 % 256i);
+            let _e35 = r5_;
+            atomicStore((&tile0_counts[bitcast<u32>(_e35)]), 0u);
         }
         continuing {
-            let _e52 = e_1_;
-            let _e54 = r0_;
-            e_1_ = (_e52 + _e54);
+            let _e40 = e_1_;
+            let _e42 = r0_;
+            e_1_ = (_e40 + _e42);
         }
     }
-    let _e58 = left_34_;
-    if !(_e58) {
+    let _e46 = left_34_;
+    if !(_e46) {
         loop_guard[0u] = 2147483649u;
     }
     storageBarrier();
     workgroupBarrier();
     r6_ = i32(block.x);
     r7_ = 256i;
-    let _e71 = r6_;
-    let _e73 = r7_;
-    r8_ = (_e71 * _e73);
+    let _e59 = r6_;
+    let _e61 = r7_;
+    r8_ = (_e59 * _e61);
     r9_ = i32(local_index);
-    let _e80 = r8_;
-    let _e82 = r9_;
-    r10_ = (_e80 + _e82);
-    let _e87 = params.N;
-    r11_ = _e87;
+    let _e68 = r8_;
+    let _e70 = r9_;
+    r10_ = (_e68 + _e70);
+    let _e75 = params.N;
+    r11_ = _e75;
     r12_ = i32(blocks.x);
     r13_ = 256i;
-    let _e96 = r12_;
-    let _e98 = r13_;
-    r14_ = (_e96 * _e98);
-    let _e102 = r11_;
-    r15_ = _e102;
-    let _e105 = r14_;
-    r16_ = _e105;
-    let _e108 = r10_;
-    i_17_ = _e108;
+    let _e84 = r12_;
+    let _e86 = r13_;
+    r14_ = (_e84 * _e86);
+    let _e90 = r11_;
+    r15_ = _e90;
+    let _e93 = r14_;
+    r16_ = _e93;
+    let _e96 = r10_;
+    i_17_ = _e96;
     left_35_ = false;
     loop {
-        let _e120 = trips_33_;
-        let _e122 = (_e120 + 1u);
-        trips_33_ = _e122;
-        if (_e122 > 4096u) {
+        let _e108 = trips_33_;
+        let _e110 = (_e108 + 1u);
+        trips_33_ = _e110;
+        if (_e110 > 4096u) {
             loop_guard[0u] = 2u;
             left_35_ = true;
             break;
         }
         {
-            let _e126 = r16_;
-            r18_ = (_e126 > 0i);
-            let _e131 = i_17_;
-            let _e133 = r15_;
-            r19_ = (_e131 < _e133);
-            let _e137 = i_17_;
-            let _e139 = r15_;
-            r20_ = (_e137 > _e139);
-            let _e143 = r18_;
-            let _e145 = r19_;
-            let _e147 = r20_;
-            r21_ = select(_e147, _e145, _e143);
-            let _e151 = r21_;
-            r22_ = !(_e151);
-            let _e155 = r22_;
-            if _e155 {
+            let _e114 = r16_;
+            r18_ = (_e114 > 0i);
+            let _e119 = i_17_;
+            let _e121 = r15_;
+            r19_ = (_e119 < _e121);
+            let _e125 = i_17_;
+            let _e127 = r15_;
+            r20_ = (_e125 > _e127);
+            let _e131 = r18_;
+            let _e133 = r19_;
+            let _e135 = r20_;
+            r21_ = select(_e135, _e133, _e131);
+            let _e139 = r21_;
+            r22_ = !(_e139);
+            let _e143 = r22_;
+            if _e143 {
                 left_35_ = true;
                 break;
             }
-            let _e162 = i_17_;
-            let _e166 = X[bitcast<u32>(_e162)];
-            r23_ = _e166;
-            let _e170 = params.B;
-            r24_ = _e170;
-            let _e173 = r24_;
-            r25_ = u32(_e173);
-            let _e177 = r23_;
-            let _e179 = r25_;
-            r26_ = (_e177 % _e179);
-            let _e184 = r26_;
-            atomicAdd((&tile0_counts[bitcast<u32>(_e184)]), 1u);
+            let _e150 = i_17_;
+            let _e154 = X[bitcast<u32>(_e150)];
+            r23_ = _e154;
+            let _e158 = params.B;
+            r24_ = _e158;
+            let _e161 = r24_;
+            r25_ = u32(_e161);
+            let _e165 = r23_;
+            let _e167 = r25_;
+            r26_ = (_e165 % _e167);
+            let _e172 = r26_;
+            atomicAdd((&tile0_counts[bitcast<u32>(_e172)]), 1u);
         }
         continuing {
-            let _e190 = i_17_;
-            let _e192 = r16_;
-            i_17_ = (_e190 + _e192);
+            let _e178 = i_17_;
+            let _e180 = r16_;
+            i_17_ = (_e178 + _e180);
         }
     }
-    let _e196 = left_35_;
-    if !(_e196) {
+    let _e184 = left_35_;
+    if !(_e184) {
         loop_guard[0u] = 2147483650u;
     }
     storageBarrier();
     workgroupBarrier();
     r27_ = i32(local_index);
-    let _e207 = params.B;
-    r28_ = _e207;
-    let _e210 = r27_;
-    let _e212 = r28_;
-    r29_ = (_e210 < _e212);
-    let _e216 = r29_;
-    if _e216 {
+    let _e195 = params.B;
+    r28_ = _e195;
+    let _e198 = r27_;
+    let _e200 = r28_;
+    r29_ = (_e198 < _e200);
+    let _e204 = r29_;
+    if _e204 {
         r30_ = i32(local_index);
         r31_ = i32(local_index);
-        let _e225 = r31_;
-        let _e229 = atomicLoad((&tile0_counts[bitcast<u32>(_e225)]));
-        r32_ = _e229;
-        let _e235 = r30_;
-        let _e240 = r32_;
-        atomicAdd((&H[bitcast<u32>(_e235)]), _e240);
+        let _e213 = r31_;
+        let _e217 = atomicLoad((&tile0_counts[bitcast<u32>(_e213)]));
+        r32_ = _e217;
+        let _e223 = r30_;
+        let _e228 = r32_;
+        atomicAdd((&H[bitcast<u32>(_e223)]), _e228);
     }
 }

@@ -198,868 +198,809 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
             e_3_ = i32(local_index);
             left_136_ = false;
             loop {
-                let _e30 = trips_132_;
-                let _e32 = (_e30 + 1u);
-                trips_132_ = _e32;
-                if (_e32 > 4096u) {
-                    loop_guard[0u] = 1u;
-                    left_136_ = true;
-                    break;
-                }
                 {
-                    let _e36 = e_3_;
-                    r4_ = (_e36 < 1024i);
-                    let _e41 = r4_;
-                    r5_ = !(_e41);
-                    let _e45 = r5_;
-                    if _e45 {
+                    let _e24 = e_3_;
+                    r4_ = (_e24 < 1024i);
+                    let _e29 = r4_;
+                    r5_ = !(_e29);
+                    let _e33 = r5_;
+                    if _e33 {
                         left_136_ = true;
                         break;
                     }
-                    let _e49 = e_3_;
-                    r6_ = (_e49 / 1i);
-                    let _e54 = r6_;
-                    r7_ = (_e54 % 1024i);
-                    let _e61 = r7_;
-                    tile0_keys[bitcast<u32>(_e61)] = 4294967295u;
+                    let _e37 = e_3_;
+                    r6_ = (_e37 / 1i);
+                    let _e42 = r6_;
+                    r7_ = (_e42 % 1024i);
+                    let _e49 = r7_;
+                    tile0_keys[bitcast<u32>(_e49)] = 4294967295u;
                 }
                 continuing {
-                    let _e66 = e_3_;
-                    let _e68 = r2_;
-                    e_3_ = (_e66 + _e68);
+                    let _e54 = e_3_;
+                    let _e56 = r2_;
+                    e_3_ = (_e54 + _e56);
                 }
             }
-            let _e72 = left_136_;
-            if !(_e72) {
+            let _e60 = left_136_;
+            if !(_e60) {
                 loop_guard[0u] = 2147483649u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e79 = active_133_;
-        if _e79 {
+        let _e67 = active_133_;
+        if _e67 {
             r8_ = 256i;
             e_9_ = i32(local_index);
             left_137_ = false;
             loop {
-                let _e95 = trips_132_;
-                let _e97 = (_e95 + 1u);
-                trips_132_ = _e97;
-                if (_e97 > 4096u) {
-                    loop_guard[0u] = 2u;
-                    left_137_ = true;
-                    break;
-                }
                 {
-                    let _e101 = e_9_;
-                    r10_ = (_e101 < 1024i);
-                    let _e106 = r10_;
-                    r11_ = !(_e106);
-                    let _e110 = r11_;
-                    if _e110 {
+                    let _e77 = e_9_;
+                    r10_ = (_e77 < 1024i);
+                    let _e82 = r10_;
+                    r11_ = !(_e82);
+                    let _e86 = r11_;
+                    if _e86 {
                         left_137_ = true;
                         break;
                     }
-                    let _e114 = e_9_;
-                    r12_ = (_e114 / 1i);
-                    let _e119 = r12_;
-                    r13_ = (_e119 % 1024i);
-                    let _e126 = r13_;
-                    tile1_moved[bitcast<u32>(_e126)] = 0u;
+                    let _e90 = e_9_;
+                    r12_ = (_e90 / 1i);
+                    let _e95 = r12_;
+                    r13_ = (_e95 % 1024i);
+                    let _e102 = r13_;
+                    tile1_moved[bitcast<u32>(_e102)] = 0u;
                 }
                 continuing {
-                    let _e131 = e_9_;
-                    let _e133 = r8_;
-                    e_9_ = (_e131 + _e133);
+                    let _e107 = e_9_;
+                    let _e109 = r8_;
+                    e_9_ = (_e107 + _e109);
                 }
             }
-            let _e137 = left_137_;
-            if !(_e137) {
+            let _e113 = left_137_;
+            if !(_e113) {
                 loop_guard[0u] = 2147483650u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e144 = active_133_;
-        if _e144 {
+        let _e120 = active_133_;
+        if _e120 {
             r14_ = 4i;
             r15_ = 1i;
             k_16_ = 0i;
             left_138_ = false;
             loop {
-                let _e161 = trips_132_;
-                let _e163 = (_e161 + 1u);
-                trips_132_ = _e163;
-                if (_e163 > 4096u) {
-                    loop_guard[0u] = 3u;
-                    left_138_ = true;
-                    break;
-                }
                 {
-                    let _e167 = k_16_;
-                    r17_ = (_e167 < 4i);
-                    let _e172 = r17_;
-                    r18_ = !(_e172);
-                    let _e176 = r18_;
-                    if _e176 {
+                    let _e131 = k_16_;
+                    r17_ = (_e131 < 4i);
+                    let _e136 = r17_;
+                    r18_ = !(_e136);
+                    let _e140 = r18_;
+                    if _e140 {
                         left_138_ = true;
                         break;
                     }
-                    let _e181 = t_1_;
-                    r19_ = (4i * _e181);
-                    let _e185 = r19_;
-                    let _e187 = k_16_;
-                    r20_ = (_e185 + _e187);
-                    let _e191 = r20_;
-                    i_21_ = _e191;
-                    let _e195 = params.N;
-                    r22_ = _e195;
-                    let _e198 = i_21_;
-                    let _e200 = r22_;
-                    r23_ = (_e198 < _e200);
-                    let _e204 = r23_;
-                    if _e204 {
-                        let _e209 = i_21_;
-                        let _e213 = X[bitcast<u32>(_e209)];
-                        r24_ = _e213;
-                        let _e216 = r24_;
-                        r25_ = bitcast<u32>(_e216);
-                        let _e220 = r25_;
-                        bits_26_ = _e220;
-                        let _e223 = bits_26_;
-                        r27_ = (_e223 >> bitcast<u32>(31u));
-                        let _e229 = r27_;
-                        r28_ = (_e229 == 1u);
-                        let _e234 = bits_26_;
-                        r29_ = ~(_e234);
-                        let _e238 = bits_26_;
-                        r30_ = (_e238 | 2147483648u);
-                        let _e243 = r28_;
-                        let _e245 = r29_;
-                        let _e247 = r30_;
-                        r31_ = select(_e247, _e245, _e243);
-                        let _e251 = r31_;
-                        let _e254 = i_21_;
-                        tile0_keys[bitcast<u32>(_e254)] = _e251;
+                    let _e145 = t_1_;
+                    r19_ = (4i * _e145);
+                    let _e149 = r19_;
+                    let _e151 = k_16_;
+                    r20_ = (_e149 + _e151);
+                    let _e155 = r20_;
+                    i_21_ = _e155;
+                    let _e159 = params.N;
+                    r22_ = _e159;
+                    let _e162 = i_21_;
+                    let _e164 = r22_;
+                    r23_ = (_e162 < _e164);
+                    let _e168 = r23_;
+                    if _e168 {
+                        let _e173 = i_21_;
+                        let _e177 = X[bitcast<u32>(_e173)];
+                        r24_ = _e177;
+                        let _e180 = r24_;
+                        r25_ = bitcast<u32>(_e180);
+                        let _e184 = r25_;
+                        bits_26_ = _e184;
+                        let _e187 = bits_26_;
+                        r27_ = (_e187 >> bitcast<u32>(31u));
+                        let _e193 = r27_;
+                        r28_ = (_e193 == 1u);
+                        let _e198 = bits_26_;
+                        r29_ = ~(_e198);
+                        let _e202 = bits_26_;
+                        r30_ = (_e202 | 2147483648u);
+                        let _e207 = r28_;
+                        let _e209 = r29_;
+                        let _e211 = r30_;
+                        r31_ = select(_e211, _e209, _e207);
+                        let _e215 = r31_;
+                        let _e218 = i_21_;
+                        tile0_keys[bitcast<u32>(_e218)] = _e215;
                     }
                 }
                 continuing {
-                    let _e259 = k_16_;
-                    k_16_ = (_e259 + 1i);
+                    let _e223 = k_16_;
+                    k_16_ = (_e223 + 1i);
                 }
             }
-            let _e264 = left_138_;
-            if !(_e264) {
+            let _e228 = left_138_;
+            if !(_e228) {
                 loop_guard[0u] = 2147483651u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e271 = active_133_;
-        if _e271 {
+        let _e235 = active_133_;
+        if _e235 {
             r32_ = 32i;
             r33_ = 1i;
             b_34_ = 0i;
         }
-        let _e279 = active_133_;
-        entry_139_ = _e279;
+        let _e243 = active_133_;
+        entry_139_ = _e243;
         broken_140_ = false;
         left_142_ = false;
         loop {
             continued_141_ = false;
-            let _e289 = entry_139_;
-            let _e291 = exited_134_;
-            let _e293 = broken_140_;
-            let _e295 = continued_141_;
-            active_133_ = (_e289 && !((_e291 || (_e293 || _e295))));
-            let _e302 = vote_number_135_;
-            vote_number_135_ = (_e302 + 1u);
-            let _e307 = active_133_;
-            if _e307 {
-                let _e310 = vote_number_135_;
-                atomicMax((&workgroup_votes), _e310);
+            let _e253 = entry_139_;
+            let _e255 = exited_134_;
+            let _e257 = broken_140_;
+            let _e259 = continued_141_;
+            active_133_ = (_e253 && !((_e255 || (_e257 || _e259))));
+            let _e266 = vote_number_135_;
+            vote_number_135_ = (_e266 + 1u);
+            let _e271 = active_133_;
+            if _e271 {
+                let _e274 = vote_number_135_;
+                atomicMax((&workgroup_votes), _e274);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e315 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e315;
+                let _e279 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e279;
             }
-            let _e318 = workgroupUniformLoad((&workgroup_any));
-            let _e320 = vote_number_135_;
-            if (u32((_e318 == _e320)) == 0u) {
+            let _e282 = workgroupUniformLoad((&workgroup_any));
+            let _e284 = vote_number_135_;
+            if (u32((_e282 == _e284)) == 0u) {
                 left_142_ = true;
                 break;
             }
-            let _e328 = active_133_;
-            if _e328 {
-                let _e338 = trips_132_;
-                let _e340 = (_e338 + 1u);
-                trips_132_ = _e340;
-                if (_e340 > 4096u) {
-                    loop_guard[0u] = 4u;
-                    exited_134_ = true;
-                    active_133_ = false;
-                }
-            }
             {
-                let _e344 = active_133_;
-                if _e344 {
-                    let _e346 = b_34_;
-                    r35_ = (_e346 < 32i);
-                    let _e351 = r35_;
-                    r36_ = !(_e351);
+                let _e292 = active_133_;
+                if _e292 {
+                    let _e294 = b_34_;
+                    r35_ = (_e294 < 32i);
+                    let _e299 = r35_;
+                    r36_ = !(_e299);
                 }
-                let _e355 = active_133_;
-                saved_143_ = _e355;
-                let _e358 = r36_;
-                let _e360 = saved_143_;
-                let _e361 = (_e360 && _e358);
-                taken_144_ = _e361;
-                active_133_ = _e361;
+                let _e303 = active_133_;
+                saved_143_ = _e303;
+                let _e306 = r36_;
+                let _e308 = saved_143_;
+                let _e309 = (_e308 && _e306);
+                taken_144_ = _e309;
+                active_133_ = _e309;
                 {
-                    let _e365 = active_133_;
-                    let _e367 = broken_140_;
-                    broken_140_ = (_e367 || _e365);
+                    let _e313 = active_133_;
+                    let _e315 = broken_140_;
+                    broken_140_ = (_e315 || _e313);
                     active_133_ = false;
                 }
-                let _e373 = saved_143_;
-                let _e375 = taken_144_;
-                let _e379 = exited_134_;
-                let _e381 = broken_140_;
-                let _e383 = continued_141_;
-                active_133_ = ((_e373 && !(_e375)) && !((_e379 || (_e381 || _e383))));
+                let _e321 = saved_143_;
+                let _e323 = taken_144_;
+                let _e327 = exited_134_;
+                let _e329 = broken_140_;
+                let _e331 = continued_141_;
+                active_133_ = ((_e321 && !(_e323)) && !((_e327 || (_e329 || _e331))));
                 {
                 }
-                let _e390 = saved_143_;
-                let _e392 = exited_134_;
-                let _e394 = broken_140_;
-                let _e396 = continued_141_;
-                active_133_ = (_e390 && !((_e392 || (_e394 || _e396))));
-                let _e403 = active_133_;
-                if _e403 {
+                let _e338 = saved_143_;
+                let _e340 = exited_134_;
+                let _e342 = broken_140_;
+                let _e344 = continued_141_;
+                active_133_ = (_e338 && !((_e340 || (_e342 || _e344))));
+                let _e351 = active_133_;
+                if _e351 {
                     zeros_37_ = 0u;
                     r38_ = 4i;
                     r39_ = 1i;
                     k_40_ = 0i;
                     left_145_ = false;
                     loop {
-                        let _e422 = trips_132_;
-                        let _e424 = (_e422 + 1u);
-                        trips_132_ = _e424;
-                        if (_e424 > 4096u) {
-                            loop_guard[0u] = 5u;
-                            left_145_ = true;
-                            break;
-                        }
                         {
-                            let _e428 = k_40_;
-                            r41_ = (_e428 < 4i);
-                            let _e433 = r41_;
-                            r42_ = !(_e433);
-                            let _e437 = r42_;
-                            if _e437 {
+                            let _e364 = k_40_;
+                            r41_ = (_e364 < 4i);
+                            let _e369 = r41_;
+                            r42_ = !(_e369);
+                            let _e373 = r42_;
+                            if _e373 {
                                 left_145_ = true;
                                 break;
                             }
-                            let _e442 = t_1_;
-                            r43_ = (4i * _e442);
-                            let _e446 = r43_;
-                            let _e448 = k_40_;
-                            r44_ = (_e446 + _e448);
-                            let _e453 = r44_;
-                            let _e457 = tile0_keys[bitcast<u32>(_e453)];
-                            r45_ = _e457;
-                            let _e460 = b_34_;
-                            r46_ = u32(_e460);
-                            let _e464 = r45_;
-                            let _e466 = r46_;
-                            r47_ = (_e464 >> bitcast<u32>(_e466));
-                            let _e471 = r47_;
-                            r48_ = (_e471 & 1u);
-                            let _e477 = r48_;
-                            r49_ = (1u - _e477);
-                            let _e481 = zeros_37_;
-                            let _e483 = r49_;
-                            r50_ = (_e481 + _e483);
-                            let _e487 = r50_;
-                            zeros_37_ = _e487;
+                            let _e378 = t_1_;
+                            r43_ = (4i * _e378);
+                            let _e382 = r43_;
+                            let _e384 = k_40_;
+                            r44_ = (_e382 + _e384);
+                            let _e389 = r44_;
+                            let _e393 = tile0_keys[bitcast<u32>(_e389)];
+                            r45_ = _e393;
+                            let _e396 = b_34_;
+                            r46_ = u32(_e396);
+                            let _e400 = r45_;
+                            let _e402 = r46_;
+                            r47_ = (_e400 >> bitcast<u32>(_e402));
+                            let _e407 = r47_;
+                            r48_ = (_e407 & 1u);
+                            let _e413 = r48_;
+                            r49_ = (1u - _e413);
+                            let _e417 = zeros_37_;
+                            let _e419 = r49_;
+                            r50_ = (_e417 + _e419);
+                            let _e423 = r50_;
+                            zeros_37_ = _e423;
                         }
                         continuing {
-                            let _e490 = k_40_;
-                            k_40_ = (_e490 + 1i);
+                            let _e426 = k_40_;
+                            k_40_ = (_e426 + 1i);
                         }
                     }
-                    let _e495 = left_145_;
-                    if !(_e495) {
+                    let _e431 = left_145_;
+                    if !(_e431) {
                         loop_guard[0u] = 2147483653u;
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
                 workgroupBarrier();
-                let _e502 = zeros_37_;
-                let _e504 = active_133_;
-                let _e507 = select(0u, bitcast<u32>(_e502), _e504);
-                scan_146_ = _e507;
-                lane_values[bitcast<u32>(i32(local_index))] = _e507;
+                let _e438 = zeros_37_;
+                let _e440 = active_133_;
+                let _e443 = select(0u, bitcast<u32>(_e438), _e440);
+                scan_146_ = _e443;
+                lane_values[bitcast<u32>(i32(local_index))] = _e443;
                 workgroupBarrier();
-                let _e519 = i32(local_index);
-                let _e521 = ((i32(local_index) % 32i) >= 1i);
-                let _e527 = lane_values[bitcast<u32>(select(_e519, (_e519 - 1i), _e521))];
-                let _e529 = scan_146_;
-                scan_146_ = select(_e529, bitcast<u32>((_e527 + _e529)), _e521);
+                let _e455 = i32(local_index);
+                let _e457 = ((i32(local_index) % 32i) >= 1i);
+                let _e463 = lane_values[bitcast<u32>(select(_e455, (_e455 - 1i), _e457))];
+                let _e465 = scan_146_;
+                scan_146_ = select(_e465, bitcast<u32>((_e463 + _e465)), _e457);
                 workgroupBarrier();
-                let _e535 = scan_146_;
-                lane_values[bitcast<u32>(_e519)] = _e535;
+                let _e471 = scan_146_;
+                lane_values[bitcast<u32>(_e455)] = _e471;
                 workgroupBarrier();
-                let _e544 = i32(local_index);
-                let _e546 = ((i32(local_index) % 32i) >= 2i);
-                let _e552 = lane_values[bitcast<u32>(select(_e544, (_e544 - 2i), _e546))];
-                let _e554 = scan_146_;
-                scan_146_ = select(_e554, bitcast<u32>((_e552 + _e554)), _e546);
+                let _e480 = i32(local_index);
+                let _e482 = ((i32(local_index) % 32i) >= 2i);
+                let _e488 = lane_values[bitcast<u32>(select(_e480, (_e480 - 2i), _e482))];
+                let _e490 = scan_146_;
+                scan_146_ = select(_e490, bitcast<u32>((_e488 + _e490)), _e482);
                 workgroupBarrier();
-                let _e560 = scan_146_;
-                lane_values[bitcast<u32>(_e544)] = _e560;
+                let _e496 = scan_146_;
+                lane_values[bitcast<u32>(_e480)] = _e496;
                 workgroupBarrier();
-                let _e569 = i32(local_index);
-                let _e571 = ((i32(local_index) % 32i) >= 4i);
-                let _e577 = lane_values[bitcast<u32>(select(_e569, (_e569 - 4i), _e571))];
-                let _e579 = scan_146_;
-                scan_146_ = select(_e579, bitcast<u32>((_e577 + _e579)), _e571);
+                let _e505 = i32(local_index);
+                let _e507 = ((i32(local_index) % 32i) >= 4i);
+                let _e513 = lane_values[bitcast<u32>(select(_e505, (_e505 - 4i), _e507))];
+                let _e515 = scan_146_;
+                scan_146_ = select(_e515, bitcast<u32>((_e513 + _e515)), _e507);
                 workgroupBarrier();
-                let _e585 = scan_146_;
-                lane_values[bitcast<u32>(_e569)] = _e585;
+                let _e521 = scan_146_;
+                lane_values[bitcast<u32>(_e505)] = _e521;
                 workgroupBarrier();
-                let _e594 = i32(local_index);
-                let _e596 = ((i32(local_index) % 32i) >= 8i);
-                let _e602 = lane_values[bitcast<u32>(select(_e594, (_e594 - 8i), _e596))];
-                let _e604 = scan_146_;
-                scan_146_ = select(_e604, bitcast<u32>((_e602 + _e604)), _e596);
+                let _e530 = i32(local_index);
+                let _e532 = ((i32(local_index) % 32i) >= 8i);
+                let _e538 = lane_values[bitcast<u32>(select(_e530, (_e530 - 8i), _e532))];
+                let _e540 = scan_146_;
+                scan_146_ = select(_e540, bitcast<u32>((_e538 + _e540)), _e532);
                 workgroupBarrier();
-                let _e610 = scan_146_;
-                lane_values[bitcast<u32>(_e594)] = _e610;
+                let _e546 = scan_146_;
+                lane_values[bitcast<u32>(_e530)] = _e546;
                 workgroupBarrier();
-                let _e619 = i32(local_index);
-                let _e621 = ((i32(local_index) % 32i) >= 16i);
-                let _e627 = lane_values[bitcast<u32>(select(_e619, (_e619 - 16i), _e621))];
-                let _e629 = scan_146_;
-                scan_146_ = select(_e629, bitcast<u32>((_e627 + _e629)), _e621);
+                let _e555 = i32(local_index);
+                let _e557 = ((i32(local_index) % 32i) >= 16i);
+                let _e563 = lane_values[bitcast<u32>(select(_e555, (_e555 - 16i), _e557))];
+                let _e565 = scan_146_;
+                scan_146_ = select(_e565, bitcast<u32>((_e563 + _e565)), _e557);
                 workgroupBarrier();
-                let _e635 = scan_146_;
-                lane_values[bitcast<u32>(_e619)] = _e635;
-                let _e640 = scan_146_;
-                let _e642 = active_133_;
-                if _e642 {
-                    r51_ = _e640;
+                let _e571 = scan_146_;
+                lane_values[bitcast<u32>(_e555)] = _e571;
+                let _e576 = scan_146_;
+                let _e578 = active_133_;
+                if _e578 {
+                    r51_ = _e576;
                 }
-                let _e645 = active_133_;
-                if _e645 {
+                let _e581 = active_133_;
+                if _e581 {
                     r52_ = (i32(local_index) % 32i);
                     r53_ = 32i;
                     r54_ = (i32(local_index) / 32i);
                     r55_ = 256i;
-                    let _e661 = r54_;
-                    let _e663 = r53_;
-                    r56_ = (_e661 * _e663);
-                    let _e667 = r55_;
-                    let _e669 = r56_;
-                    r57_ = (_e667 - _e669);
-                    let _e673 = r53_;
-                    let _e675 = r57_;
-                    r58_ = min(_e673, _e675);
-                    let _e679 = r58_;
-                    r59_ = (_e679 - 1i);
-                    let _e684 = r52_;
-                    let _e686 = r59_;
-                    r60_ = (_e684 == _e686);
-                    let _e690 = r60_;
-                    if _e690 {
-                        let _e692 = r51_;
-                        let _e695 = r54_;
-                        tile2_warp_totals[bitcast<u32>(_e695)] = _e692;
+                    let _e597 = r54_;
+                    let _e599 = r53_;
+                    r56_ = (_e597 * _e599);
+                    let _e603 = r55_;
+                    let _e605 = r56_;
+                    r57_ = (_e603 - _e605);
+                    let _e609 = r53_;
+                    let _e611 = r57_;
+                    r58_ = min(_e609, _e611);
+                    let _e615 = r58_;
+                    r59_ = (_e615 - 1i);
+                    let _e620 = r52_;
+                    let _e622 = r59_;
+                    r60_ = (_e620 == _e622);
+                    let _e626 = r60_;
+                    if _e626 {
+                        let _e628 = r51_;
+                        let _e631 = r54_;
+                        tile2_warp_totals[bitcast<u32>(_e631)] = _e628;
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
-                let _e700 = active_133_;
-                if _e700 {
-                    let _e702 = r54_;
-                    r61_ = (_e702 == 0i);
+                let _e636 = active_133_;
+                if _e636 {
+                    let _e638 = r54_;
+                    r61_ = (_e638 == 0i);
                 }
-                let _e707 = active_133_;
-                saved_147_ = _e707;
-                let _e710 = r61_;
-                let _e712 = saved_147_;
-                let _e713 = (_e712 && _e710);
-                taken_148_ = _e713;
-                active_133_ = _e713;
+                let _e643 = active_133_;
+                saved_147_ = _e643;
+                let _e646 = r61_;
+                let _e648 = saved_147_;
+                let _e649 = (_e648 && _e646);
+                taken_148_ = _e649;
+                active_133_ = _e649;
                 {
-                    let _e717 = active_133_;
-                    if _e717 {
+                    let _e653 = active_133_;
+                    if _e653 {
                         r62_ = 8i;
                         carry_63_ = 0u;
                         base_64_ = 0i;
                     }
-                    let _e725 = active_133_;
-                    entry_149_ = _e725;
+                    let _e661 = active_133_;
+                    entry_149_ = _e661;
                     broken_150_ = false;
                     left_152_ = false;
                     loop {
                         continued_151_ = false;
-                        let _e735 = entry_149_;
-                        let _e737 = exited_134_;
-                        let _e739 = broken_150_;
-                        let _e741 = continued_151_;
-                        active_133_ = (_e735 && !((_e737 || (_e739 || _e741))));
-                        let _e748 = vote_number_135_;
-                        vote_number_135_ = (_e748 + 1u);
-                        let _e753 = active_133_;
-                        if _e753 {
-                            let _e756 = vote_number_135_;
-                            atomicMax((&workgroup_votes), _e756);
+                        let _e671 = entry_149_;
+                        let _e673 = exited_134_;
+                        let _e675 = broken_150_;
+                        let _e677 = continued_151_;
+                        active_133_ = (_e671 && !((_e673 || (_e675 || _e677))));
+                        let _e684 = vote_number_135_;
+                        vote_number_135_ = (_e684 + 1u);
+                        let _e689 = active_133_;
+                        if _e689 {
+                            let _e692 = vote_number_135_;
+                            atomicMax((&workgroup_votes), _e692);
                         }
                         workgroupBarrier();
                         if (local_index == 0u) {
-                            let _e761 = atomicLoad((&workgroup_votes));
-                            workgroup_any = _e761;
+                            let _e697 = atomicLoad((&workgroup_votes));
+                            workgroup_any = _e697;
                         }
-                        let _e764 = workgroupUniformLoad((&workgroup_any));
-                        let _e766 = vote_number_135_;
-                        if (u32((_e764 == _e766)) == 0u) {
+                        let _e700 = workgroupUniformLoad((&workgroup_any));
+                        let _e702 = vote_number_135_;
+                        if (u32((_e700 == _e702)) == 0u) {
                             left_152_ = true;
                             break;
                         }
-                        let _e774 = active_133_;
-                        if _e774 {
-                            let _e784 = trips_132_;
-                            let _e786 = (_e784 + 1u);
-                            trips_132_ = _e786;
-                            if (_e786 > 4096u) {
+                        let _e710 = active_133_;
+                        if _e710 {
+                            let _e720 = trips_132_;
+                            let _e722 = (_e720 + 1u);
+                            trips_132_ = _e722;
+                            if (_e722 > 4096u) {
                                 loop_guard[0u] = 6u;
                                 exited_134_ = true;
                                 active_133_ = false;
                             }
                         }
                         {
-                            let _e790 = active_133_;
-                            if _e790 {
-                                let _e792 = base_64_;
-                                let _e794 = r62_;
-                                r65_ = (_e792 < _e794);
-                                let _e798 = r65_;
-                                r66_ = !(_e798);
+                            let _e726 = active_133_;
+                            if _e726 {
+                                let _e728 = base_64_;
+                                let _e730 = r62_;
+                                r65_ = (_e728 < _e730);
+                                let _e734 = r65_;
+                                r66_ = !(_e734);
                             }
-                            let _e802 = active_133_;
-                            saved_153_ = _e802;
-                            let _e805 = r66_;
-                            let _e807 = saved_153_;
-                            let _e808 = (_e807 && _e805);
-                            taken_154_ = _e808;
-                            active_133_ = _e808;
+                            let _e738 = active_133_;
+                            saved_153_ = _e738;
+                            let _e741 = r66_;
+                            let _e743 = saved_153_;
+                            let _e744 = (_e743 && _e741);
+                            taken_154_ = _e744;
+                            active_133_ = _e744;
                             {
-                                let _e812 = active_133_;
-                                let _e814 = broken_150_;
-                                broken_150_ = (_e814 || _e812);
+                                let _e748 = active_133_;
+                                let _e750 = broken_150_;
+                                broken_150_ = (_e750 || _e748);
                                 active_133_ = false;
                             }
-                            let _e820 = saved_153_;
-                            let _e822 = taken_154_;
-                            let _e826 = exited_134_;
-                            let _e828 = broken_150_;
-                            let _e830 = continued_151_;
-                            active_133_ = ((_e820 && !(_e822)) && !((_e826 || (_e828 || _e830))));
+                            let _e756 = saved_153_;
+                            let _e758 = taken_154_;
+                            let _e762 = exited_134_;
+                            let _e764 = broken_150_;
+                            let _e766 = continued_151_;
+                            active_133_ = ((_e756 && !(_e758)) && !((_e762 || (_e764 || _e766))));
                             {
                             }
-                            let _e837 = saved_153_;
-                            let _e839 = exited_134_;
-                            let _e841 = broken_150_;
-                            let _e843 = continued_151_;
-                            active_133_ = (_e837 && !((_e839 || (_e841 || _e843))));
-                            let _e850 = active_133_;
-                            if _e850 {
-                                let _e852 = base_64_;
-                                let _e854 = r52_;
-                                r67_ = (_e852 + _e854);
-                                let _e858 = r67_;
-                                let _e860 = r62_;
-                                r68_ = (_e858 < _e860);
+                            let _e773 = saved_153_;
+                            let _e775 = exited_134_;
+                            let _e777 = broken_150_;
+                            let _e779 = continued_151_;
+                            active_133_ = (_e773 && !((_e775 || (_e777 || _e779))));
+                            let _e786 = active_133_;
+                            if _e786 {
+                                let _e788 = base_64_;
+                                let _e790 = r52_;
+                                r67_ = (_e788 + _e790);
+                                let _e794 = r67_;
+                                let _e796 = r62_;
+                                r68_ = (_e794 < _e796);
                                 total_69_ = 0u;
-                                let _e866 = r68_;
-                                if _e866 {
-                                    let _e869 = r67_;
-                                    let _e873 = tile2_warp_totals[bitcast<u32>(_e869)];
-                                    total_69_ = _e873;
+                                let _e802 = r68_;
+                                if _e802 {
+                                    let _e805 = r67_;
+                                    let _e809 = tile2_warp_totals[bitcast<u32>(_e805)];
+                                    total_69_ = _e809;
                                 }
                             }
                             workgroupBarrier();
-                            let _e876 = total_69_;
-                            let _e878 = active_133_;
-                            let _e881 = select(0u, bitcast<u32>(_e876), _e878);
-                            scan_155_ = _e881;
-                            lane_values[bitcast<u32>(i32(local_index))] = _e881;
+                            let _e812 = total_69_;
+                            let _e814 = active_133_;
+                            let _e817 = select(0u, bitcast<u32>(_e812), _e814);
+                            scan_155_ = _e817;
+                            lane_values[bitcast<u32>(i32(local_index))] = _e817;
                             workgroupBarrier();
-                            let _e893 = i32(local_index);
-                            let _e895 = ((i32(local_index) % 32i) >= 1i);
-                            let _e901 = lane_values[bitcast<u32>(select(_e893, (_e893 - 1i), _e895))];
-                            let _e903 = scan_155_;
-                            scan_155_ = select(_e903, bitcast<u32>((_e901 + _e903)), _e895);
+                            let _e829 = i32(local_index);
+                            let _e831 = ((i32(local_index) % 32i) >= 1i);
+                            let _e837 = lane_values[bitcast<u32>(select(_e829, (_e829 - 1i), _e831))];
+                            let _e839 = scan_155_;
+                            scan_155_ = select(_e839, bitcast<u32>((_e837 + _e839)), _e831);
                             workgroupBarrier();
-                            let _e909 = scan_155_;
-                            lane_values[bitcast<u32>(_e893)] = _e909;
+                            let _e845 = scan_155_;
+                            lane_values[bitcast<u32>(_e829)] = _e845;
                             workgroupBarrier();
-                            let _e918 = i32(local_index);
-                            let _e920 = ((i32(local_index) % 32i) >= 2i);
-                            let _e926 = lane_values[bitcast<u32>(select(_e918, (_e918 - 2i), _e920))];
-                            let _e928 = scan_155_;
-                            scan_155_ = select(_e928, bitcast<u32>((_e926 + _e928)), _e920);
+                            let _e854 = i32(local_index);
+                            let _e856 = ((i32(local_index) % 32i) >= 2i);
+                            let _e862 = lane_values[bitcast<u32>(select(_e854, (_e854 - 2i), _e856))];
+                            let _e864 = scan_155_;
+                            scan_155_ = select(_e864, bitcast<u32>((_e862 + _e864)), _e856);
                             workgroupBarrier();
-                            let _e934 = scan_155_;
-                            lane_values[bitcast<u32>(_e918)] = _e934;
+                            let _e870 = scan_155_;
+                            lane_values[bitcast<u32>(_e854)] = _e870;
                             workgroupBarrier();
-                            let _e943 = i32(local_index);
-                            let _e945 = ((i32(local_index) % 32i) >= 4i);
-                            let _e951 = lane_values[bitcast<u32>(select(_e943, (_e943 - 4i), _e945))];
-                            let _e953 = scan_155_;
-                            scan_155_ = select(_e953, bitcast<u32>((_e951 + _e953)), _e945);
+                            let _e879 = i32(local_index);
+                            let _e881 = ((i32(local_index) % 32i) >= 4i);
+                            let _e887 = lane_values[bitcast<u32>(select(_e879, (_e879 - 4i), _e881))];
+                            let _e889 = scan_155_;
+                            scan_155_ = select(_e889, bitcast<u32>((_e887 + _e889)), _e881);
                             workgroupBarrier();
-                            let _e959 = scan_155_;
-                            lane_values[bitcast<u32>(_e943)] = _e959;
+                            let _e895 = scan_155_;
+                            lane_values[bitcast<u32>(_e879)] = _e895;
                             workgroupBarrier();
-                            let _e968 = i32(local_index);
-                            let _e970 = ((i32(local_index) % 32i) >= 8i);
-                            let _e976 = lane_values[bitcast<u32>(select(_e968, (_e968 - 8i), _e970))];
-                            let _e978 = scan_155_;
-                            scan_155_ = select(_e978, bitcast<u32>((_e976 + _e978)), _e970);
+                            let _e904 = i32(local_index);
+                            let _e906 = ((i32(local_index) % 32i) >= 8i);
+                            let _e912 = lane_values[bitcast<u32>(select(_e904, (_e904 - 8i), _e906))];
+                            let _e914 = scan_155_;
+                            scan_155_ = select(_e914, bitcast<u32>((_e912 + _e914)), _e906);
                             workgroupBarrier();
-                            let _e984 = scan_155_;
-                            lane_values[bitcast<u32>(_e968)] = _e984;
+                            let _e920 = scan_155_;
+                            lane_values[bitcast<u32>(_e904)] = _e920;
                             workgroupBarrier();
-                            let _e993 = i32(local_index);
-                            let _e995 = ((i32(local_index) % 32i) >= 16i);
-                            let _e1001 = lane_values[bitcast<u32>(select(_e993, (_e993 - 16i), _e995))];
-                            let _e1003 = scan_155_;
-                            scan_155_ = select(_e1003, bitcast<u32>((_e1001 + _e1003)), _e995);
+                            let _e929 = i32(local_index);
+                            let _e931 = ((i32(local_index) % 32i) >= 16i);
+                            let _e937 = lane_values[bitcast<u32>(select(_e929, (_e929 - 16i), _e931))];
+                            let _e939 = scan_155_;
+                            scan_155_ = select(_e939, bitcast<u32>((_e937 + _e939)), _e931);
                             workgroupBarrier();
-                            let _e1009 = scan_155_;
-                            lane_values[bitcast<u32>(_e993)] = _e1009;
-                            let _e1014 = scan_155_;
-                            let _e1016 = active_133_;
-                            if _e1016 {
-                                r70_ = _e1014;
+                            let _e945 = scan_155_;
+                            lane_values[bitcast<u32>(_e929)] = _e945;
+                            let _e950 = scan_155_;
+                            let _e952 = active_133_;
+                            if _e952 {
+                                r70_ = _e950;
                             }
-                            let _e1019 = active_133_;
-                            if _e1019 {
-                                let _e1021 = r70_;
-                                let _e1023 = carry_63_;
-                                r71_ = (_e1021 + _e1023);
-                                let _e1027 = r68_;
-                                if _e1027 {
-                                    let _e1029 = r71_;
-                                    let _e1032 = r67_;
-                                    tile2_warp_totals[bitcast<u32>(_e1032)] = _e1029;
+                            let _e955 = active_133_;
+                            if _e955 {
+                                let _e957 = r70_;
+                                let _e959 = carry_63_;
+                                r71_ = (_e957 + _e959);
+                                let _e963 = r68_;
+                                if _e963 {
+                                    let _e965 = r71_;
+                                    let _e968 = r67_;
+                                    tile2_warp_totals[bitcast<u32>(_e968)] = _e965;
                                 }
-                                let _e1037 = r53_;
-                                r72_ = (_e1037 - 1i);
+                                let _e973 = r53_;
+                                r72_ = (_e973 - 1i);
                             }
                             workgroupBarrier();
-                            let _e1042 = r71_;
-                            lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e1042);
-                            let _e1053 = active_133_;
-                            lane_active[local_index] = u32(_e1053);
+                            let _e978 = r71_;
+                            lane_values[bitcast<u32>(i32(local_index))] = bitcast<u32>(_e978);
+                            let _e989 = active_133_;
+                            lane_active[local_index] = u32(_e989);
                             workgroupBarrier();
-                            let _e1056 = active_133_;
-                            if _e1056 {
-                                let _e1062 = i32(local_index);
-                                let _e1065 = r72_;
-                                let _e1069 = (((_e1065 % 32i) + 32i) % 32i);
-                                let _e1074 = ((_e1062 - (i32(local_index) % 32i)) + _e1069);
-                                let _e1077 = (((_e1069 >= 0i) && (_e1069 < 32i)) && (_e1074 < 256i));
-                                let _e1078 = select(_e1062, _e1074, _e1077);
-                                let _e1082 = lane_active[bitcast<u32>(_e1078)];
-                                let _e1089 = lane_values[bitcast<u32>(_e1078)];
-                                let _e1093 = lane_values[bitcast<u32>(_e1062)];
-                                carry_63_ = select(_e1093, _e1089, (_e1077 && (_e1082 != 0u)));
+                            let _e992 = active_133_;
+                            if _e992 {
+                                let _e998 = i32(local_index);
+                                let _e1001 = r72_;
+                                let _e1005 = (((_e1001 % 32i) + 32i) % 32i);
+                                let _e1010 = ((_e998 - (i32(local_index) % 32i)) + _e1005);
+                                let _e1013 = (((_e1005 >= 0i) && (_e1005 < 32i)) && (_e1010 < 256i));
+                                let _e1014 = select(_e998, _e1010, _e1013);
+                                let _e1018 = lane_active[bitcast<u32>(_e1014)];
+                                let _e1025 = lane_values[bitcast<u32>(_e1014)];
+                                let _e1029 = lane_values[bitcast<u32>(_e998)];
+                                carry_63_ = select(_e1029, _e1025, (_e1013 && (_e1018 != 0u)));
                             }
                         }
                         continuing {
-                            let _e1097 = entry_149_;
+                            let _e1033 = entry_149_;
                             continued_151_ = false;
-                            let _e1101 = exited_134_;
-                            let _e1103 = broken_150_;
-                            let _e1105 = continued_151_;
-                            active_133_ = (_e1097 && !((_e1101 || (_e1103 || _e1105))));
+                            let _e1037 = exited_134_;
+                            let _e1039 = broken_150_;
+                            let _e1041 = continued_151_;
+                            active_133_ = (_e1033 && !((_e1037 || (_e1039 || _e1041))));
                             {
-                                let _e1112 = active_133_;
-                                if _e1112 {
-                                    let _e1114 = base_64_;
-                                    let _e1116 = r53_;
-                                    base_64_ = (_e1114 + _e1116);
+                                let _e1048 = active_133_;
+                                if _e1048 {
+                                    let _e1050 = base_64_;
+                                    let _e1052 = r53_;
+                                    base_64_ = (_e1050 + _e1052);
                                 }
                             }
                         }
                     }
-                    let _e1120 = left_152_;
-                    if !(_e1120) {
+                    let _e1056 = left_152_;
+                    if !(_e1056) {
                         loop_guard[0u] = 2147483654u;
                     }
-                    let _e1127 = entry_149_;
-                    let _e1129 = exited_134_;
-                    let _e1131 = broken_140_;
-                    let _e1133 = continued_141_;
-                    active_133_ = (_e1127 && !((_e1129 || (_e1131 || _e1133))));
+                    let _e1063 = entry_149_;
+                    let _e1065 = exited_134_;
+                    let _e1067 = broken_140_;
+                    let _e1069 = continued_141_;
+                    active_133_ = (_e1063 && !((_e1065 || (_e1067 || _e1069))));
                 }
-                let _e1140 = saved_147_;
-                let _e1142 = taken_148_;
-                let _e1146 = exited_134_;
-                let _e1148 = broken_140_;
-                let _e1150 = continued_141_;
-                active_133_ = ((_e1140 && !(_e1142)) && !((_e1146 || (_e1148 || _e1150))));
+                let _e1076 = saved_147_;
+                let _e1078 = taken_148_;
+                let _e1082 = exited_134_;
+                let _e1084 = broken_140_;
+                let _e1086 = continued_141_;
+                active_133_ = ((_e1076 && !(_e1078)) && !((_e1082 || (_e1084 || _e1086))));
                 {
                 }
-                let _e1157 = saved_147_;
-                let _e1159 = exited_134_;
-                let _e1161 = broken_140_;
-                let _e1163 = continued_141_;
-                active_133_ = (_e1157 && !((_e1159 || (_e1161 || _e1163))));
+                let _e1093 = saved_147_;
+                let _e1095 = exited_134_;
+                let _e1097 = broken_140_;
+                let _e1099 = continued_141_;
+                active_133_ = (_e1093 && !((_e1095 || (_e1097 || _e1099))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e1170 = active_133_;
-                if _e1170 {
-                    let _e1172 = r54_;
-                    r73_ = (_e1172 > 0i);
-                    let _e1177 = r54_;
-                    r74_ = (_e1177 - 1i);
-                    let _e1182 = r74_;
-                    r75_ = max(_e1182, 0i);
-                    let _e1188 = r75_;
-                    let _e1192 = tile2_warp_totals[bitcast<u32>(_e1188)];
-                    r76_ = _e1192;
-                    let _e1195 = r73_;
-                    let _e1197 = r76_;
-                    r77_ = select(0u, _e1197, _e1195);
-                    let _e1202 = r51_;
-                    let _e1204 = r77_;
-                    r78_ = (_e1202 + _e1204);
-                    let _e1208 = r78_;
-                    zeros_up_to_79_ = _e1208;
+                let _e1106 = active_133_;
+                if _e1106 {
+                    let _e1108 = r54_;
+                    r73_ = (_e1108 > 0i);
+                    let _e1113 = r54_;
+                    r74_ = (_e1113 - 1i);
+                    let _e1118 = r74_;
+                    r75_ = max(_e1118, 0i);
+                    let _e1124 = r75_;
+                    let _e1128 = tile2_warp_totals[bitcast<u32>(_e1124)];
+                    r76_ = _e1128;
+                    let _e1131 = r73_;
+                    let _e1133 = r76_;
+                    r77_ = select(0u, _e1133, _e1131);
+                    let _e1138 = r51_;
+                    let _e1140 = r77_;
+                    r78_ = (_e1138 + _e1140);
+                    let _e1144 = r78_;
+                    zeros_up_to_79_ = _e1144;
                 }
                 storageBarrier();
                 workgroupBarrier();
-                let _e1211 = zeros_37_;
-                let _e1213 = active_133_;
-                let _e1220 = (i32(local_index) % 32i);
-                let _e1223 = (i32(local_index) - _e1220);
-                let _e1227 = min(32i, (256i - _e1223));
-                let _e1228 = (_e1223 + _e1220);
-                lane_values[bitcast<u32>(_e1228)] = select(0u, bitcast<u32>(_e1211), _e1213);
+                let _e1147 = zeros_37_;
+                let _e1149 = active_133_;
+                let _e1156 = (i32(local_index) % 32i);
+                let _e1159 = (i32(local_index) - _e1156);
+                let _e1163 = min(32i, (256i - _e1159));
+                let _e1164 = (_e1159 + _e1156);
+                lane_values[bitcast<u32>(_e1164)] = select(0u, bitcast<u32>(_e1147), _e1149);
                 workgroupBarrier();
-                let _e1233 = (_e1220 + 8i);
-                let _e1235 = (_e1220 + 16i);
-                let _e1236 = (_e1220 < _e1227);
-                let _e1242 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1220), _e1236))];
-                let _e1245 = (_e1235 < _e1227);
-                let _e1251 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1235), _e1245))];
-                let _e1257 = (_e1233 + 16i);
-                let _e1258 = (_e1233 < _e1227);
-                let _e1264 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1233), _e1258))];
-                let _e1267 = (_e1257 < _e1227);
-                let _e1273 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1257), _e1267))];
-                lane_spare[bitcast<u32>(_e1228)] = bitcast<u32>((bitcast<u32>((select(0u, _e1242, _e1236) + select(0u, _e1251, _e1245))) + bitcast<u32>((select(0u, _e1264, _e1258) + select(0u, _e1273, _e1267)))));
+                let _e1169 = (_e1156 + 8i);
+                let _e1171 = (_e1156 + 16i);
+                let _e1172 = (_e1156 < _e1163);
+                let _e1178 = lane_values[bitcast<u32>(select(_e1159, (_e1159 + _e1156), _e1172))];
+                let _e1181 = (_e1171 < _e1163);
+                let _e1187 = lane_values[bitcast<u32>(select(_e1159, (_e1159 + _e1171), _e1181))];
+                let _e1193 = (_e1169 + 16i);
+                let _e1194 = (_e1169 < _e1163);
+                let _e1200 = lane_values[bitcast<u32>(select(_e1159, (_e1159 + _e1169), _e1194))];
+                let _e1203 = (_e1193 < _e1163);
+                let _e1209 = lane_values[bitcast<u32>(select(_e1159, (_e1159 + _e1193), _e1203))];
+                lane_spare[bitcast<u32>(_e1164)] = bitcast<u32>((bitcast<u32>((select(0u, _e1178, _e1172) + select(0u, _e1187, _e1181))) + bitcast<u32>((select(0u, _e1200, _e1194) + select(0u, _e1209, _e1203)))));
                 workgroupBarrier();
-                let _e1284 = (_e1220 + 2i);
-                let _e1286 = (_e1220 + 4i);
-                let _e1287 = (_e1220 < _e1227);
-                let _e1293 = lane_spare[bitcast<u32>(select(_e1223, (_e1223 + _e1220), _e1287))];
-                let _e1296 = (_e1286 < _e1227);
-                let _e1302 = lane_spare[bitcast<u32>(select(_e1223, (_e1223 + _e1286), _e1296))];
-                let _e1308 = (_e1284 + 4i);
-                let _e1309 = (_e1284 < _e1227);
-                let _e1315 = lane_spare[bitcast<u32>(select(_e1223, (_e1223 + _e1284), _e1309))];
-                let _e1318 = (_e1308 < _e1227);
-                let _e1324 = lane_spare[bitcast<u32>(select(_e1223, (_e1223 + _e1308), _e1318))];
-                lane_values[bitcast<u32>(_e1228)] = bitcast<u32>((bitcast<u32>((select(0u, _e1293, _e1287) + select(0u, _e1302, _e1296))) + bitcast<u32>((select(0u, _e1315, _e1309) + select(0u, _e1324, _e1318)))));
+                let _e1220 = (_e1156 + 2i);
+                let _e1222 = (_e1156 + 4i);
+                let _e1223 = (_e1156 < _e1163);
+                let _e1229 = lane_spare[bitcast<u32>(select(_e1159, (_e1159 + _e1156), _e1223))];
+                let _e1232 = (_e1222 < _e1163);
+                let _e1238 = lane_spare[bitcast<u32>(select(_e1159, (_e1159 + _e1222), _e1232))];
+                let _e1244 = (_e1220 + 4i);
+                let _e1245 = (_e1220 < _e1163);
+                let _e1251 = lane_spare[bitcast<u32>(select(_e1159, (_e1159 + _e1220), _e1245))];
+                let _e1254 = (_e1244 < _e1163);
+                let _e1260 = lane_spare[bitcast<u32>(select(_e1159, (_e1159 + _e1244), _e1254))];
+                lane_values[bitcast<u32>(_e1164)] = bitcast<u32>((bitcast<u32>((select(0u, _e1229, _e1223) + select(0u, _e1238, _e1232))) + bitcast<u32>((select(0u, _e1251, _e1245) + select(0u, _e1260, _e1254)))));
                 workgroupBarrier();
-                let _e1336 = (0i + 1i);
-                let _e1337 = (0i < _e1227);
-                let _e1343 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + 0i), _e1337))];
-                let _e1346 = (_e1336 < _e1227);
-                let _e1352 = lane_values[bitcast<u32>(select(_e1223, (_e1223 + _e1336), _e1346))];
+                let _e1272 = (0i + 1i);
+                let _e1273 = (0i < _e1163);
+                let _e1279 = lane_values[bitcast<u32>(select(_e1159, (_e1159 + 0i), _e1273))];
+                let _e1282 = (_e1272 < _e1163);
+                let _e1288 = lane_values[bitcast<u32>(select(_e1159, (_e1159 + _e1272), _e1282))];
                 workgroupBarrier();
                 if ((i32(local_index) % 32i) == 0i) {
-                    lane_values[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>((select(0u, _e1343, _e1337) + select(0u, _e1352, _e1346)));
+                    lane_values[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>((select(0u, _e1279, _e1273) + select(0u, _e1288, _e1282)));
                 }
                 workgroupBarrier();
-                let _e1371 = i32(local_index);
-                let _e1373 = (_e1371 < 8i);
-                let _e1378 = lane_values[bitcast<u32>(select(0i, _e1371, _e1373))];
-                let _e1381 = (0i + _e1371);
-                lane_values[bitcast<u32>(_e1381)] = select(0u, _e1378, _e1373);
+                let _e1307 = i32(local_index);
+                let _e1309 = (_e1307 < 8i);
+                let _e1314 = lane_values[bitcast<u32>(select(0i, _e1307, _e1309))];
+                let _e1317 = (0i + _e1307);
+                lane_values[bitcast<u32>(_e1317)] = select(0u, _e1314, _e1309);
                 workgroupBarrier();
-                let _e1386 = (_e1371 + 2i);
-                let _e1388 = (_e1371 + 4i);
-                let _e1389 = (_e1371 < 8i);
-                let _e1395 = lane_values[bitcast<u32>(select(0i, (0i + _e1371), _e1389))];
-                let _e1398 = (_e1388 < 8i);
-                let _e1404 = lane_values[bitcast<u32>(select(0i, (0i + _e1388), _e1398))];
-                let _e1410 = (_e1386 + 4i);
-                let _e1411 = (_e1386 < 8i);
-                let _e1417 = lane_values[bitcast<u32>(select(0i, (0i + _e1386), _e1411))];
-                let _e1420 = (_e1410 < 8i);
-                let _e1426 = lane_values[bitcast<u32>(select(0i, (0i + _e1410), _e1420))];
-                lane_spare[bitcast<u32>(_e1381)] = bitcast<u32>((bitcast<u32>((select(0u, _e1395, _e1389) + select(0u, _e1404, _e1398))) + bitcast<u32>((select(0u, _e1417, _e1411) + select(0u, _e1426, _e1420)))));
+                let _e1322 = (_e1307 + 2i);
+                let _e1324 = (_e1307 + 4i);
+                let _e1325 = (_e1307 < 8i);
+                let _e1331 = lane_values[bitcast<u32>(select(0i, (0i + _e1307), _e1325))];
+                let _e1334 = (_e1324 < 8i);
+                let _e1340 = lane_values[bitcast<u32>(select(0i, (0i + _e1324), _e1334))];
+                let _e1346 = (_e1322 + 4i);
+                let _e1347 = (_e1322 < 8i);
+                let _e1353 = lane_values[bitcast<u32>(select(0i, (0i + _e1322), _e1347))];
+                let _e1356 = (_e1346 < 8i);
+                let _e1362 = lane_values[bitcast<u32>(select(0i, (0i + _e1346), _e1356))];
+                lane_spare[bitcast<u32>(_e1317)] = bitcast<u32>((bitcast<u32>((select(0u, _e1331, _e1325) + select(0u, _e1340, _e1334))) + bitcast<u32>((select(0u, _e1353, _e1347) + select(0u, _e1362, _e1356)))));
                 workgroupBarrier();
-                let _e1438 = (0i + 1i);
-                let _e1439 = (0i < 8i);
-                let _e1445 = lane_spare[bitcast<u32>(select(0i, (0i + 0i), _e1439))];
-                let _e1448 = (_e1438 < 8i);
-                let _e1454 = lane_spare[bitcast<u32>(select(0i, (0i + _e1438), _e1448))];
-                let _e1460 = active_133_;
-                if _e1460 {
-                    r80_ = bitcast<u32>((select(0u, _e1445, _e1439) + select(0u, _e1454, _e1448)));
+                let _e1374 = (0i + 1i);
+                let _e1375 = (0i < 8i);
+                let _e1381 = lane_spare[bitcast<u32>(select(0i, (0i + 0i), _e1375))];
+                let _e1384 = (_e1374 < 8i);
+                let _e1390 = lane_spare[bitcast<u32>(select(0i, (0i + _e1374), _e1384))];
+                let _e1396 = active_133_;
+                if _e1396 {
+                    r80_ = bitcast<u32>((select(0u, _e1381, _e1375) + select(0u, _e1390, _e1384)));
                 }
-                let _e1463 = active_133_;
-                if _e1463 {
-                    let _e1465 = r80_;
-                    all_zeros_81_ = _e1465;
-                    let _e1468 = zeros_up_to_79_;
-                    let _e1470 = zeros_37_;
-                    r82_ = (_e1468 - _e1470);
-                    let _e1474 = r82_;
-                    zero_at_83_ = _e1474;
-                    let _e1478 = t_1_;
-                    r84_ = (4i * _e1478);
-                    let _e1482 = r84_;
-                    r85_ = u32(_e1482);
-                    let _e1486 = all_zeros_81_;
-                    let _e1488 = r85_;
-                    r86_ = (_e1486 + _e1488);
-                    let _e1492 = r86_;
-                    let _e1494 = zero_at_83_;
-                    r87_ = (_e1492 - _e1494);
-                    let _e1498 = r87_;
-                    one_at_88_ = _e1498;
+                let _e1399 = active_133_;
+                if _e1399 {
+                    let _e1401 = r80_;
+                    all_zeros_81_ = _e1401;
+                    let _e1404 = zeros_up_to_79_;
+                    let _e1406 = zeros_37_;
+                    r82_ = (_e1404 - _e1406);
+                    let _e1410 = r82_;
+                    zero_at_83_ = _e1410;
+                    let _e1414 = t_1_;
+                    r84_ = (4i * _e1414);
+                    let _e1418 = r84_;
+                    r85_ = u32(_e1418);
+                    let _e1422 = all_zeros_81_;
+                    let _e1424 = r85_;
+                    r86_ = (_e1422 + _e1424);
+                    let _e1428 = r86_;
+                    let _e1430 = zero_at_83_;
+                    r87_ = (_e1428 - _e1430);
+                    let _e1434 = r87_;
+                    one_at_88_ = _e1434;
                     r89_ = 4i;
                     r90_ = 1i;
                     k_91_ = 0i;
                     left_156_ = false;
                     loop {
-                        let _e1516 = trips_132_;
-                        let _e1518 = (_e1516 + 1u);
-                        trips_132_ = _e1518;
-                        if (_e1518 > 4096u) {
-                            loop_guard[0u] = 7u;
-                            left_156_ = true;
-                            break;
-                        }
                         {
-                            let _e1522 = k_91_;
-                            r92_ = (_e1522 < 4i);
-                            let _e1527 = r92_;
-                            r93_ = !(_e1527);
-                            let _e1531 = r93_;
-                            if _e1531 {
+                            let _e1446 = k_91_;
+                            r92_ = (_e1446 < 4i);
+                            let _e1451 = r92_;
+                            r93_ = !(_e1451);
+                            let _e1455 = r93_;
+                            if _e1455 {
                                 left_156_ = true;
                                 break;
                             }
-                            let _e1536 = t_1_;
-                            r94_ = (4i * _e1536);
-                            let _e1540 = r94_;
-                            let _e1542 = k_91_;
-                            r95_ = (_e1540 + _e1542);
-                            let _e1547 = r95_;
-                            let _e1551 = tile0_keys[bitcast<u32>(_e1547)];
-                            r96_ = _e1551;
-                            let _e1554 = r96_;
-                            key_97_ = _e1554;
-                            let _e1557 = b_34_;
-                            r98_ = u32(_e1557);
-                            let _e1561 = key_97_;
-                            let _e1563 = r98_;
-                            r99_ = (_e1561 >> bitcast<u32>(_e1563));
-                            let _e1568 = r99_;
-                            r100_ = (_e1568 & 1u);
-                            let _e1573 = r100_;
-                            r101_ = (_e1573 == 0u);
-                            let _e1578 = r101_;
-                            if _e1578 {
-                                let _e1580 = key_97_;
-                                let _e1583 = zero_at_83_;
-                                tile1_moved[bitcast<u32>(_e1583)] = _e1580;
-                                let _e1588 = zero_at_83_;
-                                r102_ = (_e1588 + 1u);
-                                let _e1593 = r102_;
-                                zero_at_83_ = _e1593;
+                            let _e1460 = t_1_;
+                            r94_ = (4i * _e1460);
+                            let _e1464 = r94_;
+                            let _e1466 = k_91_;
+                            r95_ = (_e1464 + _e1466);
+                            let _e1471 = r95_;
+                            let _e1475 = tile0_keys[bitcast<u32>(_e1471)];
+                            r96_ = _e1475;
+                            let _e1478 = r96_;
+                            key_97_ = _e1478;
+                            let _e1481 = b_34_;
+                            r98_ = u32(_e1481);
+                            let _e1485 = key_97_;
+                            let _e1487 = r98_;
+                            r99_ = (_e1485 >> bitcast<u32>(_e1487));
+                            let _e1492 = r99_;
+                            r100_ = (_e1492 & 1u);
+                            let _e1497 = r100_;
+                            r101_ = (_e1497 == 0u);
+                            let _e1502 = r101_;
+                            if _e1502 {
+                                let _e1504 = key_97_;
+                                let _e1507 = zero_at_83_;
+                                tile1_moved[bitcast<u32>(_e1507)] = _e1504;
+                                let _e1512 = zero_at_83_;
+                                r102_ = (_e1512 + 1u);
+                                let _e1517 = r102_;
+                                zero_at_83_ = _e1517;
                             } else {
-                                let _e1596 = key_97_;
-                                let _e1599 = one_at_88_;
-                                tile1_moved[bitcast<u32>(_e1599)] = _e1596;
-                                let _e1604 = one_at_88_;
-                                r103_ = (_e1604 + 1u);
-                                let _e1609 = r103_;
-                                one_at_88_ = _e1609;
+                                let _e1520 = key_97_;
+                                let _e1523 = one_at_88_;
+                                tile1_moved[bitcast<u32>(_e1523)] = _e1520;
+                                let _e1528 = one_at_88_;
+                                r103_ = (_e1528 + 1u);
+                                let _e1533 = r103_;
+                                one_at_88_ = _e1533;
                             }
                         }
                         continuing {
-                            let _e1612 = k_91_;
-                            k_91_ = (_e1612 + 1i);
+                            let _e1536 = k_91_;
+                            k_91_ = (_e1536 + 1i);
                         }
                     }
-                    let _e1617 = left_156_;
-                    if !(_e1617) {
+                    let _e1541 = left_156_;
+                    if !(_e1541) {
                         loop_guard[0u] = 2147483655u;
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
-                let _e1624 = active_133_;
-                if _e1624 {
+                let _e1548 = active_133_;
+                if _e1548 {
                     r104_ = 4i;
                     r105_ = 1i;
                     k_106_ = 0i;
                     left_157_ = false;
                     loop {
-                        let _e1641 = trips_132_;
-                        let _e1643 = (_e1641 + 1u);
-                        trips_132_ = _e1643;
-                        if (_e1643 > 4096u) {
-                            loop_guard[0u] = 8u;
-                            left_157_ = true;
-                            break;
-                        }
                         {
-                            let _e1647 = k_106_;
-                            r107_ = (_e1647 < 4i);
-                            let _e1652 = r107_;
-                            r108_ = !(_e1652);
-                            let _e1656 = r108_;
-                            if _e1656 {
+                            let _e1559 = k_106_;
+                            r107_ = (_e1559 < 4i);
+                            let _e1564 = r107_;
+                            r108_ = !(_e1564);
+                            let _e1568 = r108_;
+                            if _e1568 {
                                 left_157_ = true;
                                 break;
                             }
-                            let _e1661 = t_1_;
-                            r109_ = (4i * _e1661);
-                            let _e1665 = r109_;
-                            let _e1667 = k_106_;
-                            r110_ = (_e1665 + _e1667);
-                            let _e1672 = t_1_;
-                            r111_ = (4i * _e1672);
-                            let _e1676 = r111_;
-                            let _e1678 = k_106_;
-                            r112_ = (_e1676 + _e1678);
-                            let _e1683 = r112_;
-                            let _e1687 = tile1_moved[bitcast<u32>(_e1683)];
-                            r113_ = _e1687;
-                            let _e1690 = r113_;
-                            let _e1693 = r110_;
-                            tile0_keys[bitcast<u32>(_e1693)] = _e1690;
+                            let _e1573 = t_1_;
+                            r109_ = (4i * _e1573);
+                            let _e1577 = r109_;
+                            let _e1579 = k_106_;
+                            r110_ = (_e1577 + _e1579);
+                            let _e1584 = t_1_;
+                            r111_ = (4i * _e1584);
+                            let _e1588 = r111_;
+                            let _e1590 = k_106_;
+                            r112_ = (_e1588 + _e1590);
+                            let _e1595 = r112_;
+                            let _e1599 = tile1_moved[bitcast<u32>(_e1595)];
+                            r113_ = _e1599;
+                            let _e1602 = r113_;
+                            let _e1605 = r110_;
+                            tile0_keys[bitcast<u32>(_e1605)] = _e1602;
                         }
                         continuing {
-                            let _e1698 = k_106_;
-                            k_106_ = (_e1698 + 1i);
+                            let _e1610 = k_106_;
+                            k_106_ = (_e1610 + 1i);
                         }
                     }
-                    let _e1703 = left_157_;
-                    if !(_e1703) {
+                    let _e1615 = left_157_;
+                    if !(_e1615) {
                         loop_guard[0u] = 2147483656u;
                     }
                 }
@@ -1067,98 +1008,90 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
                 workgroupBarrier();
             }
             continuing {
-                let _e1710 = entry_139_;
+                let _e1622 = entry_139_;
                 continued_141_ = false;
-                let _e1714 = exited_134_;
-                let _e1716 = broken_140_;
-                let _e1718 = continued_141_;
-                active_133_ = (_e1710 && !((_e1714 || (_e1716 || _e1718))));
+                let _e1626 = exited_134_;
+                let _e1628 = broken_140_;
+                let _e1630 = continued_141_;
+                active_133_ = (_e1622 && !((_e1626 || (_e1628 || _e1630))));
                 {
-                    let _e1725 = active_133_;
-                    if _e1725 {
-                        let _e1727 = b_34_;
-                        b_34_ = (_e1727 + 1i);
+                    let _e1637 = active_133_;
+                    if _e1637 {
+                        let _e1639 = b_34_;
+                        b_34_ = (_e1639 + 1i);
                     }
                 }
             }
         }
-        let _e1732 = left_142_;
-        if !(_e1732) {
+        let _e1644 = left_142_;
+        if !(_e1644) {
             loop_guard[0u] = 2147483652u;
         }
-        let _e1739 = entry_139_;
-        let _e1741 = exited_134_;
-        active_133_ = (_e1739 && !(_e1741));
-        let _e1746 = active_133_;
-        if _e1746 {
+        let _e1651 = entry_139_;
+        let _e1653 = exited_134_;
+        active_133_ = (_e1651 && !(_e1653));
+        let _e1658 = active_133_;
+        if _e1658 {
             r114_ = 4i;
             r115_ = 1i;
             k_116_ = 0i;
             left_158_ = false;
             loop {
-                let _e1763 = trips_132_;
-                let _e1765 = (_e1763 + 1u);
-                trips_132_ = _e1765;
-                if (_e1765 > 4096u) {
-                    loop_guard[0u] = 9u;
-                    left_158_ = true;
-                    break;
-                }
                 {
-                    let _e1769 = k_116_;
-                    r117_ = (_e1769 < 4i);
-                    let _e1774 = r117_;
-                    r118_ = !(_e1774);
-                    let _e1778 = r118_;
-                    if _e1778 {
+                    let _e1669 = k_116_;
+                    r117_ = (_e1669 < 4i);
+                    let _e1674 = r117_;
+                    r118_ = !(_e1674);
+                    let _e1678 = r118_;
+                    if _e1678 {
                         left_158_ = true;
                         break;
                     }
-                    let _e1783 = t_1_;
-                    r119_ = (4i * _e1783);
-                    let _e1787 = r119_;
-                    let _e1789 = k_116_;
-                    r120_ = (_e1787 + _e1789);
-                    let _e1793 = r120_;
-                    i_121_ = _e1793;
-                    let _e1797 = params.N;
-                    r122_ = _e1797;
-                    let _e1800 = i_121_;
-                    let _e1802 = r122_;
-                    r123_ = (_e1800 < _e1802);
-                    let _e1806 = r123_;
-                    if _e1806 {
-                        let _e1809 = i_121_;
-                        let _e1813 = tile0_keys[bitcast<u32>(_e1809)];
-                        r124_ = _e1813;
-                        let _e1816 = r124_;
-                        key_125_ = _e1816;
-                        let _e1819 = key_125_;
-                        r126_ = (_e1819 >> bitcast<u32>(31u));
-                        let _e1825 = r126_;
-                        r127_ = (_e1825 == 1u);
-                        let _e1830 = key_125_;
-                        r128_ = (_e1830 & 2147483647u);
-                        let _e1835 = key_125_;
-                        r129_ = ~(_e1835);
-                        let _e1839 = r127_;
-                        let _e1841 = r128_;
-                        let _e1843 = r129_;
-                        r130_ = select(_e1843, _e1841, _e1839);
-                        let _e1847 = r130_;
-                        r131_ = bitcast<f32>(_e1847);
-                        let _e1851 = r131_;
-                        let _e1856 = i_121_;
-                        Y[bitcast<u32>(_e1856)] = _e1851;
+                    let _e1683 = t_1_;
+                    r119_ = (4i * _e1683);
+                    let _e1687 = r119_;
+                    let _e1689 = k_116_;
+                    r120_ = (_e1687 + _e1689);
+                    let _e1693 = r120_;
+                    i_121_ = _e1693;
+                    let _e1697 = params.N;
+                    r122_ = _e1697;
+                    let _e1700 = i_121_;
+                    let _e1702 = r122_;
+                    r123_ = (_e1700 < _e1702);
+                    let _e1706 = r123_;
+                    if _e1706 {
+                        let _e1709 = i_121_;
+                        let _e1713 = tile0_keys[bitcast<u32>(_e1709)];
+                        r124_ = _e1713;
+                        let _e1716 = r124_;
+                        key_125_ = _e1716;
+                        let _e1719 = key_125_;
+                        r126_ = (_e1719 >> bitcast<u32>(31u));
+                        let _e1725 = r126_;
+                        r127_ = (_e1725 == 1u);
+                        let _e1730 = key_125_;
+                        r128_ = (_e1730 & 2147483647u);
+                        let _e1735 = key_125_;
+                        r129_ = ~(_e1735);
+                        let _e1739 = r127_;
+                        let _e1741 = r128_;
+                        let _e1743 = r129_;
+                        r130_ = select(_e1743, _e1741, _e1739);
+                        let _e1747 = r130_;
+                        r131_ = bitcast<f32>(_e1747);
+                        let _e1751 = r131_;
+                        let _e1756 = i_121_;
+                        Y[bitcast<u32>(_e1756)] = _e1751;
                     }
                 }
                 continuing {
-                    let _e1861 = k_116_;
-                    k_116_ = (_e1861 + 1i);
+                    let _e1761 = k_116_;
+                    k_116_ = (_e1761 + 1i);
                 }
             }
-            let _e1866 = left_158_;
-            if !(_e1866) {
+            let _e1766 = left_158_;
+            if !(_e1766) {
                 loop_guard[0u] = 2147483657u;
             }
         }

@@ -160,12 +160,11 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
     var left_134_: bool = false;
     var left_135_: bool = false;
     var left_136_: bool = false;
-    var loop_trips_137_: u32 = 0u;
+    var left_137_: bool = false;
     var left_138_: bool = false;
     var left_139_: bool = false;
     var left_140_: bool = false;
     var left_141_: bool = false;
-    var left_142_: bool = false;
 
     r0_ = i32(local_index);
     let _e5 = r0_;
@@ -174,39 +173,31 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
     e_3_ = i32(local_index);
     left_133_ = false;
     loop {
-        let _e22 = trips_132_;
-        let _e24 = (_e22 + 1u);
-        trips_132_ = _e24;
-        if (_e24 > 4096u) {
-            loop_guard[0u] = 1u;
-            left_133_ = true;
-            break;
-        }
         {
-            let _e28 = e_3_;
-            r4_ = (_e28 < 1024i);
-            let _e33 = r4_;
-            r5_ = !(_e33);
-            let _e37 = r5_;
-            if _e37 {
+            let _e16 = e_3_;
+            r4_ = (_e16 < 1024i);
+            let _e21 = r4_;
+            r5_ = !(_e21);
+            let _e25 = r5_;
+            if _e25 {
                 left_133_ = true;
                 break;
             }
-            let _e41 = e_3_;
-            r6_ = (_e41 / 1i);
-            let _e46 = r6_;
-            r7_ = (_e46 % 1024i);
-            let _e53 = r7_;
-            tile0_keys[bitcast<u32>(_e53)] = 4294967295u;
+            let _e29 = e_3_;
+            r6_ = (_e29 / 1i);
+            let _e34 = r6_;
+            r7_ = (_e34 % 1024i);
+            let _e41 = r7_;
+            tile0_keys[bitcast<u32>(_e41)] = 4294967295u;
         }
         continuing {
-            let _e58 = e_3_;
-            let _e60 = r2_;
-            e_3_ = (_e58 + _e60);
+            let _e46 = e_3_;
+            let _e48 = r2_;
+            e_3_ = (_e46 + _e48);
         }
     }
-    let _e64 = left_133_;
-    if !(_e64) {
+    let _e52 = left_133_;
+    if !(_e52) {
         loop_guard[0u] = 2147483649u;
     }
     storageBarrier();
@@ -215,39 +206,31 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
     e_9_ = i32(local_index);
     left_134_ = false;
     loop {
-        let _e85 = trips_132_;
-        let _e87 = (_e85 + 1u);
-        trips_132_ = _e87;
-        if (_e87 > 4096u) {
-            loop_guard[0u] = 2u;
-            left_134_ = true;
-            break;
-        }
         {
-            let _e91 = e_9_;
-            r10_ = (_e91 < 1024i);
-            let _e96 = r10_;
-            r11_ = !(_e96);
-            let _e100 = r11_;
-            if _e100 {
+            let _e67 = e_9_;
+            r10_ = (_e67 < 1024i);
+            let _e72 = r10_;
+            r11_ = !(_e72);
+            let _e76 = r11_;
+            if _e76 {
                 left_134_ = true;
                 break;
             }
-            let _e104 = e_9_;
-            r12_ = (_e104 / 1i);
-            let _e109 = r12_;
-            r13_ = (_e109 % 1024i);
-            let _e116 = r13_;
-            tile1_moved[bitcast<u32>(_e116)] = 0u;
+            let _e80 = e_9_;
+            r12_ = (_e80 / 1i);
+            let _e85 = r12_;
+            r13_ = (_e85 % 1024i);
+            let _e92 = r13_;
+            tile1_moved[bitcast<u32>(_e92)] = 0u;
         }
         continuing {
-            let _e121 = e_9_;
-            let _e123 = r8_;
-            e_9_ = (_e121 + _e123);
+            let _e97 = e_9_;
+            let _e99 = r8_;
+            e_9_ = (_e97 + _e99);
         }
     }
-    let _e127 = left_134_;
-    if !(_e127) {
+    let _e103 = left_134_;
+    if !(_e103) {
         loop_guard[0u] = 2147483650u;
     }
     storageBarrier();
@@ -257,69 +240,61 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
     k_16_ = 0i;
     left_135_ = false;
     loop {
-        let _e149 = trips_132_;
-        let _e151 = (_e149 + 1u);
-        trips_132_ = _e151;
-        if (_e151 > 4096u) {
-            loop_guard[0u] = 3u;
-            left_135_ = true;
-            break;
-        }
         {
-            let _e155 = k_16_;
-            r17_ = (_e155 < 4i);
-            let _e160 = r17_;
-            r18_ = !(_e160);
-            let _e164 = r18_;
-            if _e164 {
+            let _e119 = k_16_;
+            r17_ = (_e119 < 4i);
+            let _e124 = r17_;
+            r18_ = !(_e124);
+            let _e128 = r18_;
+            if _e128 {
                 left_135_ = true;
                 break;
             }
-            let _e169 = t_1_;
-            r19_ = (4i * _e169);
-            let _e173 = r19_;
-            let _e175 = k_16_;
-            r20_ = (_e173 + _e175);
-            let _e179 = r20_;
-            i_21_ = _e179;
-            let _e183 = params.N;
-            r22_ = _e183;
-            let _e186 = i_21_;
-            let _e188 = r22_;
-            r23_ = (_e186 < _e188);
-            let _e192 = r23_;
-            if _e192 {
-                let _e197 = i_21_;
-                let _e201 = X[bitcast<u32>(_e197)];
-                r24_ = _e201;
-                let _e204 = r24_;
-                r25_ = bitcast<u32>(_e204);
-                let _e208 = r25_;
-                bits_26_ = _e208;
-                let _e211 = bits_26_;
-                r27_ = (_e211 >> bitcast<u32>(31u));
-                let _e217 = r27_;
-                r28_ = (_e217 == 1u);
-                let _e222 = bits_26_;
-                r29_ = ~(_e222);
-                let _e226 = bits_26_;
-                r30_ = (_e226 | 2147483648u);
-                let _e231 = r28_;
-                let _e233 = r29_;
-                let _e235 = r30_;
-                r31_ = select(_e235, _e233, _e231);
-                let _e239 = r31_;
-                let _e242 = i_21_;
-                tile0_keys[bitcast<u32>(_e242)] = _e239;
+            let _e133 = t_1_;
+            r19_ = (4i * _e133);
+            let _e137 = r19_;
+            let _e139 = k_16_;
+            r20_ = (_e137 + _e139);
+            let _e143 = r20_;
+            i_21_ = _e143;
+            let _e147 = params.N;
+            r22_ = _e147;
+            let _e150 = i_21_;
+            let _e152 = r22_;
+            r23_ = (_e150 < _e152);
+            let _e156 = r23_;
+            if _e156 {
+                let _e161 = i_21_;
+                let _e165 = X[bitcast<u32>(_e161)];
+                r24_ = _e165;
+                let _e168 = r24_;
+                r25_ = bitcast<u32>(_e168);
+                let _e172 = r25_;
+                bits_26_ = _e172;
+                let _e175 = bits_26_;
+                r27_ = (_e175 >> bitcast<u32>(31u));
+                let _e181 = r27_;
+                r28_ = (_e181 == 1u);
+                let _e186 = bits_26_;
+                r29_ = ~(_e186);
+                let _e190 = bits_26_;
+                r30_ = (_e190 | 2147483648u);
+                let _e195 = r28_;
+                let _e197 = r29_;
+                let _e199 = r30_;
+                r31_ = select(_e199, _e197, _e195);
+                let _e203 = r31_;
+                let _e206 = i_21_;
+                tile0_keys[bitcast<u32>(_e206)] = _e203;
             }
         }
         continuing {
-            let _e247 = k_16_;
-            k_16_ = (_e247 + 1i);
+            let _e211 = k_16_;
+            k_16_ = (_e211 + 1i);
         }
     }
-    let _e252 = left_135_;
-    if !(_e252) {
+    let _e216 = left_135_;
+    if !(_e216) {
         loop_guard[0u] = 2147483651u;
     }
     storageBarrier();
@@ -329,21 +304,13 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
     b_34_ = 0i;
     left_136_ = false;
     loop {
-        let _e275 = loop_trips_137_;
-        let _e277 = (_e275 + 1u);
-        loop_trips_137_ = _e277;
-        if (_e277 > 4096u) {
-            loop_guard[0u] = 4u;
-            left_136_ = true;
-            break;
-        }
         {
-            let _e281 = b_34_;
-            r35_ = (_e281 < 32i);
-            let _e286 = r35_;
-            r36_ = !(_e286);
-            let _e290 = r36_;
-            if _e290 {
+            let _e232 = b_34_;
+            r35_ = (_e232 < 32i);
+            let _e237 = r35_;
+            r36_ = !(_e237);
+            let _e241 = r36_;
+            if _e241 {
                 left_136_ = true;
                 break;
             }
@@ -351,286 +318,270 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
             r38_ = 4i;
             r39_ = 1i;
             k_40_ = 0i;
-            left_138_ = false;
+            left_137_ = false;
             loop {
-                let _e311 = trips_132_;
-                let _e313 = (_e311 + 1u);
-                trips_132_ = _e313;
-                if (_e313 > 4096u) {
-                    loop_guard[0u] = 5u;
-                    left_138_ = true;
-                    break;
-                }
                 {
-                    let _e317 = k_40_;
-                    r41_ = (_e317 < 4i);
-                    let _e322 = r41_;
-                    r42_ = !(_e322);
-                    let _e326 = r42_;
-                    if _e326 {
-                        left_138_ = true;
+                    let _e256 = k_40_;
+                    r41_ = (_e256 < 4i);
+                    let _e261 = r41_;
+                    r42_ = !(_e261);
+                    let _e265 = r42_;
+                    if _e265 {
+                        left_137_ = true;
                         break;
                     }
-                    let _e331 = t_1_;
-                    r43_ = (4i * _e331);
-                    let _e335 = r43_;
-                    let _e337 = k_40_;
-                    r44_ = (_e335 + _e337);
-                    let _e342 = r44_;
-                    let _e346 = tile0_keys[bitcast<u32>(_e342)];
-                    r45_ = _e346;
-                    let _e349 = b_34_;
-                    r46_ = u32(_e349);
-                    let _e353 = r45_;
-                    let _e355 = r46_;
-                    r47_ = (_e353 >> bitcast<u32>(_e355));
-                    let _e360 = r47_;
-                    r48_ = (_e360 & 1u);
-                    let _e366 = r48_;
-                    r49_ = (1u - _e366);
-                    let _e370 = zeros_37_;
-                    let _e372 = r49_;
-                    r50_ = (_e370 + _e372);
-                    let _e376 = r50_;
-                    zeros_37_ = _e376;
+                    let _e270 = t_1_;
+                    r43_ = (4i * _e270);
+                    let _e274 = r43_;
+                    let _e276 = k_40_;
+                    r44_ = (_e274 + _e276);
+                    let _e281 = r44_;
+                    let _e285 = tile0_keys[bitcast<u32>(_e281)];
+                    r45_ = _e285;
+                    let _e288 = b_34_;
+                    r46_ = u32(_e288);
+                    let _e292 = r45_;
+                    let _e294 = r46_;
+                    r47_ = (_e292 >> bitcast<u32>(_e294));
+                    let _e299 = r47_;
+                    r48_ = (_e299 & 1u);
+                    let _e305 = r48_;
+                    r49_ = (1u - _e305);
+                    let _e309 = zeros_37_;
+                    let _e311 = r49_;
+                    r50_ = (_e309 + _e311);
+                    let _e315 = r50_;
+                    zeros_37_ = _e315;
                 }
                 continuing {
-                    let _e379 = k_40_;
-                    k_40_ = (_e379 + 1i);
+                    let _e318 = k_40_;
+                    k_40_ = (_e318 + 1i);
                 }
             }
-            let _e384 = left_138_;
-            if !(_e384) {
+            let _e323 = left_137_;
+            if !(_e323) {
                 loop_guard[0u] = 2147483653u;
             }
             storageBarrier();
             workgroupBarrier();
-            let _e391 = zeros_37_;
-            let _e392 = subgroupInclusiveAdd(_e391);
-            r51_ = _e392;
+            let _e330 = zeros_37_;
+            let _e331 = subgroupInclusiveAdd(_e330);
+            r51_ = _e331;
             r52_ = (i32(local_index) % 32i);
             r53_ = 32i;
             r54_ = (i32(local_index) / 32i);
             r55_ = 256i;
-            let _e409 = r54_;
-            let _e411 = r53_;
-            r56_ = (_e409 * _e411);
-            let _e415 = r55_;
-            let _e417 = r56_;
-            r57_ = (_e415 - _e417);
-            let _e421 = r53_;
-            let _e423 = r57_;
-            r58_ = min(_e421, _e423);
-            let _e427 = r58_;
-            r59_ = (_e427 - 1i);
-            let _e432 = r52_;
-            let _e434 = r59_;
-            r60_ = (_e432 == _e434);
-            let _e438 = r60_;
-            if _e438 {
-                let _e440 = r51_;
-                let _e443 = r54_;
-                tile2_warp_totals[bitcast<u32>(_e443)] = _e440;
+            let _e348 = r54_;
+            let _e350 = r53_;
+            r56_ = (_e348 * _e350);
+            let _e354 = r55_;
+            let _e356 = r56_;
+            r57_ = (_e354 - _e356);
+            let _e360 = r53_;
+            let _e362 = r57_;
+            r58_ = min(_e360, _e362);
+            let _e366 = r58_;
+            r59_ = (_e366 - 1i);
+            let _e371 = r52_;
+            let _e373 = r59_;
+            r60_ = (_e371 == _e373);
+            let _e377 = r60_;
+            if _e377 {
+                let _e379 = r51_;
+                let _e382 = r54_;
+                tile2_warp_totals[bitcast<u32>(_e382)] = _e379;
             }
             storageBarrier();
             workgroupBarrier();
-            let _e448 = r54_;
-            r61_ = (_e448 == 0i);
-            let _e453 = r61_;
-            if _e453 {
+            let _e387 = r54_;
+            r61_ = (_e387 == 0i);
+            let _e392 = r61_;
+            if _e392 {
                 r62_ = 8i;
                 carry_63_ = 0u;
                 base_64_ = 0i;
-                left_139_ = false;
+                left_138_ = false;
                 loop {
-                    let _e470 = trips_132_;
-                    let _e472 = (_e470 + 1u);
-                    trips_132_ = _e472;
-                    if (_e472 > 4096u) {
+                    let _e409 = trips_132_;
+                    let _e411 = (_e409 + 1u);
+                    trips_132_ = _e411;
+                    if (_e411 > 4096u) {
                         loop_guard[0u] = 6u;
-                        left_139_ = true;
+                        left_138_ = true;
                         break;
                     }
                     {
-                        let _e476 = base_64_;
-                        let _e478 = r62_;
-                        r65_ = (_e476 < _e478);
-                        let _e482 = r65_;
-                        r66_ = !(_e482);
-                        let _e486 = r66_;
-                        if _e486 {
-                            left_139_ = true;
+                        let _e415 = base_64_;
+                        let _e417 = r62_;
+                        r65_ = (_e415 < _e417);
+                        let _e421 = r65_;
+                        r66_ = !(_e421);
+                        let _e425 = r66_;
+                        if _e425 {
+                            left_138_ = true;
                             break;
                         }
-                        let _e490 = base_64_;
-                        let _e492 = r52_;
-                        r67_ = (_e490 + _e492);
-                        let _e496 = r67_;
-                        let _e498 = r62_;
-                        r68_ = (_e496 < _e498);
+                        let _e429 = base_64_;
+                        let _e431 = r52_;
+                        r67_ = (_e429 + _e431);
+                        let _e435 = r67_;
+                        let _e437 = r62_;
+                        r68_ = (_e435 < _e437);
                         total_69_ = 0u;
-                        let _e504 = r68_;
-                        if _e504 {
-                            let _e507 = r67_;
-                            let _e511 = tile2_warp_totals[bitcast<u32>(_e507)];
-                            total_69_ = _e511;
+                        let _e443 = r68_;
+                        if _e443 {
+                            let _e446 = r67_;
+                            let _e450 = tile2_warp_totals[bitcast<u32>(_e446)];
+                            total_69_ = _e450;
                         }
-                        let _e514 = total_69_;
-                        let _e515 = subgroupInclusiveAdd(_e514);
-                        r70_ = _e515;
-                        let _e518 = r70_;
-                        let _e520 = carry_63_;
-                        r71_ = (_e518 + _e520);
-                        let _e524 = r68_;
-                        if _e524 {
-                            let _e526 = r71_;
-                            let _e529 = r67_;
-                            tile2_warp_totals[bitcast<u32>(_e529)] = _e526;
+                        let _e453 = total_69_;
+                        let _e454 = subgroupInclusiveAdd(_e453);
+                        r70_ = _e454;
+                        let _e457 = r70_;
+                        let _e459 = carry_63_;
+                        r71_ = (_e457 + _e459);
+                        let _e463 = r68_;
+                        if _e463 {
+                            let _e465 = r71_;
+                            let _e468 = r67_;
+                            tile2_warp_totals[bitcast<u32>(_e468)] = _e465;
                         }
-                        let _e534 = r53_;
-                        r72_ = (_e534 - 1i);
-                        let _e539 = r71_;
-                        let _e541 = r72_;
-                        let _e545 = (i32(local_index) % 32i);
-                        let _e557 = bitcast<u32>((((_e541 % 32i) + 32i) % 32i));
-                        let _e559 = (_e557 < bitcast<u32>(min((256i - (i32(local_index) - _e545)), 32i)));
-                        let _e562 = subgroupShuffle(_e539, select(bitcast<u32>(_e545), _e557, _e559));
-                        carry_63_ = select(_e539, _e562, _e559);
+                        let _e473 = r53_;
+                        r72_ = (_e473 - 1i);
+                        let _e478 = r71_;
+                        let _e480 = r72_;
+                        let _e484 = (i32(local_index) % 32i);
+                        let _e496 = bitcast<u32>((((_e480 % 32i) + 32i) % 32i));
+                        let _e498 = (_e496 < bitcast<u32>(min((256i - (i32(local_index) - _e484)), 32i)));
+                        let _e501 = subgroupShuffle(_e478, select(bitcast<u32>(_e484), _e496, _e498));
+                        carry_63_ = select(_e478, _e501, _e498);
                     }
                     continuing {
-                        let _e566 = base_64_;
-                        let _e568 = r53_;
-                        base_64_ = (_e566 + _e568);
+                        let _e505 = base_64_;
+                        let _e507 = r53_;
+                        base_64_ = (_e505 + _e507);
                     }
                 }
-                let _e572 = left_139_;
-                if !(_e572) {
+                let _e511 = left_138_;
+                if !(_e511) {
                     loop_guard[0u] = 2147483654u;
                 }
             }
             storageBarrier();
             workgroupBarrier();
-            let _e579 = r54_;
-            r73_ = (_e579 > 0i);
-            let _e584 = r54_;
-            r74_ = (_e584 - 1i);
-            let _e589 = r74_;
-            r75_ = max(_e589, 0i);
-            let _e595 = r75_;
-            let _e599 = tile2_warp_totals[bitcast<u32>(_e595)];
-            r76_ = _e599;
-            let _e602 = r73_;
-            let _e604 = r76_;
-            r77_ = select(0u, _e604, _e602);
-            let _e609 = r51_;
-            let _e611 = r77_;
-            r78_ = (_e609 + _e611);
-            let _e615 = r78_;
-            zeros_up_to_79_ = _e615;
-            let _e618 = zeros_37_;
-            let _e619 = subgroupAdd(_e618);
+            let _e518 = r54_;
+            r73_ = (_e518 > 0i);
+            let _e523 = r54_;
+            r74_ = (_e523 - 1i);
+            let _e528 = r74_;
+            r75_ = max(_e528, 0i);
+            let _e534 = r75_;
+            let _e538 = tile2_warp_totals[bitcast<u32>(_e534)];
+            r76_ = _e538;
+            let _e541 = r73_;
+            let _e543 = r76_;
+            r77_ = select(0u, _e543, _e541);
+            let _e548 = r51_;
+            let _e550 = r77_;
+            r78_ = (_e548 + _e550);
+            let _e554 = r78_;
+            zeros_up_to_79_ = _e554;
+            let _e557 = zeros_37_;
+            let _e558 = subgroupAdd(_e557);
             if ((i32(local_index) % 32i) == 0i) {
-                warp_partials[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>(_e619);
+                warp_partials[bitcast<u32>((i32(local_index) / 32i))] = bitcast<u32>(_e558);
             }
             storageBarrier();
             workgroupBarrier();
-            let _e636 = warp_partials[0];
-            let _e640 = warp_partials[1];
-            let _e644 = warp_partials[2];
-            let _e648 = warp_partials[3];
-            let _e652 = warp_partials[4];
-            let _e656 = warp_partials[5];
-            let _e660 = warp_partials[6];
-            let _e664 = warp_partials[7];
+            let _e575 = warp_partials[0];
+            let _e579 = warp_partials[1];
+            let _e583 = warp_partials[2];
+            let _e587 = warp_partials[3];
+            let _e591 = warp_partials[4];
+            let _e595 = warp_partials[5];
+            let _e599 = warp_partials[6];
+            let _e603 = warp_partials[7];
             workgroupBarrier();
-            r80_ = (((bitcast<u32>(_e636) + bitcast<u32>(_e652)) + (bitcast<u32>(_e644) + bitcast<u32>(_e660))) + ((bitcast<u32>(_e640) + bitcast<u32>(_e656)) + (bitcast<u32>(_e648) + bitcast<u32>(_e664))));
-            let _e675 = r80_;
-            all_zeros_81_ = _e675;
-            let _e678 = zeros_up_to_79_;
-            let _e680 = zeros_37_;
-            r82_ = (_e678 - _e680);
-            let _e684 = r82_;
-            zero_at_83_ = _e684;
-            let _e688 = t_1_;
-            r84_ = (4i * _e688);
-            let _e692 = r84_;
-            r85_ = u32(_e692);
-            let _e696 = all_zeros_81_;
-            let _e698 = r85_;
-            r86_ = (_e696 + _e698);
-            let _e702 = r86_;
-            let _e704 = zero_at_83_;
-            r87_ = (_e702 - _e704);
-            let _e708 = r87_;
-            one_at_88_ = _e708;
+            r80_ = (((bitcast<u32>(_e575) + bitcast<u32>(_e591)) + (bitcast<u32>(_e583) + bitcast<u32>(_e599))) + ((bitcast<u32>(_e579) + bitcast<u32>(_e595)) + (bitcast<u32>(_e587) + bitcast<u32>(_e603))));
+            let _e614 = r80_;
+            all_zeros_81_ = _e614;
+            let _e617 = zeros_up_to_79_;
+            let _e619 = zeros_37_;
+            r82_ = (_e617 - _e619);
+            let _e623 = r82_;
+            zero_at_83_ = _e623;
+            let _e627 = t_1_;
+            r84_ = (4i * _e627);
+            let _e631 = r84_;
+            r85_ = u32(_e631);
+            let _e635 = all_zeros_81_;
+            let _e637 = r85_;
+            r86_ = (_e635 + _e637);
+            let _e641 = r86_;
+            let _e643 = zero_at_83_;
+            r87_ = (_e641 - _e643);
+            let _e647 = r87_;
+            one_at_88_ = _e647;
             r89_ = 4i;
             r90_ = 1i;
             k_91_ = 0i;
-            left_140_ = false;
+            left_139_ = false;
             loop {
-                let _e726 = trips_132_;
-                let _e728 = (_e726 + 1u);
-                trips_132_ = _e728;
-                if (_e728 > 4096u) {
-                    loop_guard[0u] = 7u;
-                    left_140_ = true;
-                    break;
-                }
                 {
-                    let _e732 = k_91_;
-                    r92_ = (_e732 < 4i);
-                    let _e737 = r92_;
-                    r93_ = !(_e737);
-                    let _e741 = r93_;
-                    if _e741 {
-                        left_140_ = true;
+                    let _e659 = k_91_;
+                    r92_ = (_e659 < 4i);
+                    let _e664 = r92_;
+                    r93_ = !(_e664);
+                    let _e668 = r93_;
+                    if _e668 {
+                        left_139_ = true;
                         break;
                     }
-                    let _e746 = t_1_;
-                    r94_ = (4i * _e746);
-                    let _e750 = r94_;
-                    let _e752 = k_91_;
-                    r95_ = (_e750 + _e752);
-                    let _e757 = r95_;
-                    let _e761 = tile0_keys[bitcast<u32>(_e757)];
-                    r96_ = _e761;
-                    let _e764 = r96_;
-                    key_97_ = _e764;
-                    let _e767 = b_34_;
-                    r98_ = u32(_e767);
-                    let _e771 = key_97_;
-                    let _e773 = r98_;
-                    r99_ = (_e771 >> bitcast<u32>(_e773));
-                    let _e778 = r99_;
-                    r100_ = (_e778 & 1u);
-                    let _e783 = r100_;
-                    r101_ = (_e783 == 0u);
-                    let _e788 = r101_;
-                    if _e788 {
-                        let _e790 = key_97_;
-                        let _e793 = zero_at_83_;
-                        tile1_moved[bitcast<u32>(_e793)] = _e790;
-                        let _e798 = zero_at_83_;
-                        r102_ = (_e798 + 1u);
-                        let _e803 = r102_;
-                        zero_at_83_ = _e803;
+                    let _e673 = t_1_;
+                    r94_ = (4i * _e673);
+                    let _e677 = r94_;
+                    let _e679 = k_91_;
+                    r95_ = (_e677 + _e679);
+                    let _e684 = r95_;
+                    let _e688 = tile0_keys[bitcast<u32>(_e684)];
+                    r96_ = _e688;
+                    let _e691 = r96_;
+                    key_97_ = _e691;
+                    let _e694 = b_34_;
+                    r98_ = u32(_e694);
+                    let _e698 = key_97_;
+                    let _e700 = r98_;
+                    r99_ = (_e698 >> bitcast<u32>(_e700));
+                    let _e705 = r99_;
+                    r100_ = (_e705 & 1u);
+                    let _e710 = r100_;
+                    r101_ = (_e710 == 0u);
+                    let _e715 = r101_;
+                    if _e715 {
+                        let _e717 = key_97_;
+                        let _e720 = zero_at_83_;
+                        tile1_moved[bitcast<u32>(_e720)] = _e717;
+                        let _e725 = zero_at_83_;
+                        r102_ = (_e725 + 1u);
+                        let _e730 = r102_;
+                        zero_at_83_ = _e730;
                     } else {
-                        let _e806 = key_97_;
-                        let _e809 = one_at_88_;
-                        tile1_moved[bitcast<u32>(_e809)] = _e806;
-                        let _e814 = one_at_88_;
-                        r103_ = (_e814 + 1u);
-                        let _e819 = r103_;
-                        one_at_88_ = _e819;
+                        let _e733 = key_97_;
+                        let _e736 = one_at_88_;
+                        tile1_moved[bitcast<u32>(_e736)] = _e733;
+                        let _e741 = one_at_88_;
+                        r103_ = (_e741 + 1u);
+                        let _e746 = r103_;
+                        one_at_88_ = _e746;
                     }
                 }
                 continuing {
-                    let _e822 = k_91_;
-                    k_91_ = (_e822 + 1i);
+                    let _e749 = k_91_;
+                    k_91_ = (_e749 + 1i);
                 }
             }
-            let _e827 = left_140_;
-            if !(_e827) {
+            let _e754 = left_139_;
+            if !(_e754) {
                 loop_guard[0u] = 2147483655u;
             }
             storageBarrier();
@@ -638,132 +589,116 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
             r104_ = 4i;
             r105_ = 1i;
             k_106_ = 0i;
-            left_141_ = false;
+            left_140_ = false;
             loop {
-                let _e849 = trips_132_;
-                let _e851 = (_e849 + 1u);
-                trips_132_ = _e851;
-                if (_e851 > 4096u) {
-                    loop_guard[0u] = 8u;
-                    left_141_ = true;
-                    break;
-                }
                 {
-                    let _e855 = k_106_;
-                    r107_ = (_e855 < 4i);
-                    let _e860 = r107_;
-                    r108_ = !(_e860);
-                    let _e864 = r108_;
-                    if _e864 {
-                        left_141_ = true;
+                    let _e770 = k_106_;
+                    r107_ = (_e770 < 4i);
+                    let _e775 = r107_;
+                    r108_ = !(_e775);
+                    let _e779 = r108_;
+                    if _e779 {
+                        left_140_ = true;
                         break;
                     }
-                    let _e869 = t_1_;
-                    r109_ = (4i * _e869);
-                    let _e873 = r109_;
-                    let _e875 = k_106_;
-                    r110_ = (_e873 + _e875);
-                    let _e880 = t_1_;
-                    r111_ = (4i * _e880);
-                    let _e884 = r111_;
-                    let _e886 = k_106_;
-                    r112_ = (_e884 + _e886);
-                    let _e891 = r112_;
-                    let _e895 = tile1_moved[bitcast<u32>(_e891)];
-                    r113_ = _e895;
-                    let _e898 = r113_;
-                    let _e901 = r110_;
-                    tile0_keys[bitcast<u32>(_e901)] = _e898;
+                    let _e784 = t_1_;
+                    r109_ = (4i * _e784);
+                    let _e788 = r109_;
+                    let _e790 = k_106_;
+                    r110_ = (_e788 + _e790);
+                    let _e795 = t_1_;
+                    r111_ = (4i * _e795);
+                    let _e799 = r111_;
+                    let _e801 = k_106_;
+                    r112_ = (_e799 + _e801);
+                    let _e806 = r112_;
+                    let _e810 = tile1_moved[bitcast<u32>(_e806)];
+                    r113_ = _e810;
+                    let _e813 = r113_;
+                    let _e816 = r110_;
+                    tile0_keys[bitcast<u32>(_e816)] = _e813;
                 }
                 continuing {
-                    let _e906 = k_106_;
-                    k_106_ = (_e906 + 1i);
+                    let _e821 = k_106_;
+                    k_106_ = (_e821 + 1i);
                 }
             }
-            let _e911 = left_141_;
-            if !(_e911) {
+            let _e826 = left_140_;
+            if !(_e826) {
                 loop_guard[0u] = 2147483656u;
             }
             storageBarrier();
             workgroupBarrier();
         }
         continuing {
-            let _e918 = b_34_;
-            b_34_ = (_e918 + 1i);
+            let _e833 = b_34_;
+            b_34_ = (_e833 + 1i);
         }
     }
-    let _e923 = left_136_;
-    if !(_e923) {
+    let _e838 = left_136_;
+    if !(_e838) {
         loop_guard[0u] = 2147483652u;
     }
     r114_ = 4i;
     r115_ = 1i;
     k_116_ = 0i;
-    left_142_ = false;
+    left_141_ = false;
     loop {
-        let _e945 = trips_132_;
-        let _e947 = (_e945 + 1u);
-        trips_132_ = _e947;
-        if (_e947 > 4096u) {
-            loop_guard[0u] = 9u;
-            left_142_ = true;
-            break;
-        }
         {
-            let _e951 = k_116_;
-            r117_ = (_e951 < 4i);
-            let _e956 = r117_;
-            r118_ = !(_e956);
-            let _e960 = r118_;
-            if _e960 {
-                left_142_ = true;
+            let _e854 = k_116_;
+            r117_ = (_e854 < 4i);
+            let _e859 = r117_;
+            r118_ = !(_e859);
+            let _e863 = r118_;
+            if _e863 {
+                left_141_ = true;
                 break;
             }
-            let _e965 = t_1_;
-            r119_ = (4i * _e965);
-            let _e969 = r119_;
-            let _e971 = k_116_;
-            r120_ = (_e969 + _e971);
-            let _e975 = r120_;
-            i_121_ = _e975;
-            let _e979 = params.N;
-            r122_ = _e979;
-            let _e982 = i_121_;
-            let _e984 = r122_;
-            r123_ = (_e982 < _e984);
-            let _e988 = r123_;
-            if _e988 {
-                let _e991 = i_121_;
-                let _e995 = tile0_keys[bitcast<u32>(_e991)];
-                r124_ = _e995;
-                let _e998 = r124_;
-                key_125_ = _e998;
-                let _e1001 = key_125_;
-                r126_ = (_e1001 >> bitcast<u32>(31u));
-                let _e1007 = r126_;
-                r127_ = (_e1007 == 1u);
-                let _e1012 = key_125_;
-                r128_ = (_e1012 & 2147483647u);
-                let _e1017 = key_125_;
-                r129_ = ~(_e1017);
-                let _e1021 = r127_;
-                let _e1023 = r128_;
-                let _e1025 = r129_;
-                r130_ = select(_e1025, _e1023, _e1021);
-                let _e1029 = r130_;
-                r131_ = bitcast<f32>(_e1029);
-                let _e1033 = r131_;
-                let _e1038 = i_121_;
-                Y[bitcast<u32>(_e1038)] = _e1033;
+            let _e868 = t_1_;
+            r119_ = (4i * _e868);
+            let _e872 = r119_;
+            let _e874 = k_116_;
+            r120_ = (_e872 + _e874);
+            let _e878 = r120_;
+            i_121_ = _e878;
+            let _e882 = params.N;
+            r122_ = _e882;
+            let _e885 = i_121_;
+            let _e887 = r122_;
+            r123_ = (_e885 < _e887);
+            let _e891 = r123_;
+            if _e891 {
+                let _e894 = i_121_;
+                let _e898 = tile0_keys[bitcast<u32>(_e894)];
+                r124_ = _e898;
+                let _e901 = r124_;
+                key_125_ = _e901;
+                let _e904 = key_125_;
+                r126_ = (_e904 >> bitcast<u32>(31u));
+                let _e910 = r126_;
+                r127_ = (_e910 == 1u);
+                let _e915 = key_125_;
+                r128_ = (_e915 & 2147483647u);
+                let _e920 = key_125_;
+                r129_ = ~(_e920);
+                let _e924 = r127_;
+                let _e926 = r128_;
+                let _e928 = r129_;
+                r130_ = select(_e928, _e926, _e924);
+                let _e932 = r130_;
+                r131_ = bitcast<f32>(_e932);
+                let _e936 = r131_;
+                let _e941 = i_121_;
+                Y[bitcast<u32>(_e941)] = _e936;
             }
         }
         continuing {
-            let _e1043 = k_116_;
-            k_116_ = (_e1043 + 1i);
+            let _e946 = k_116_;
+            k_116_ = (_e946 + 1i);
         }
     }
-    let _e1048 = left_142_;
-    if !(_e1048) {
+    let _e951 = left_141_;
+    if !(_e951) {
         loop_guard[0u] = 2147483657u;
     }
 }

@@ -97,194 +97,186 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
             e_11_ = i32(local_index);
             left_34_ = false;
             loop {
-                let _e75 = trips_30_;
-                let _e77 = (_e75 + 1u);
-                trips_30_ = _e77;
-                if (_e77 > 4096u) {
-                    loop_guard[0u] = 1u;
-                    left_34_ = true;
-                    break;
-                }
                 {
-                    let _e81 = e_11_;
-                    r12_ = (_e81 < 32i);
-                    let _e86 = r12_;
-                    r13_ = !(_e86);
-                    let _e90 = r13_;
-                    if _e90 {
+                    let _e69 = e_11_;
+                    r12_ = (_e69 < 32i);
+                    let _e74 = r12_;
+                    r13_ = !(_e74);
+                    let _e78 = r13_;
+                    if _e78 {
                         left_34_ = true;
                         break;
                     }
-                    let _e94 = e_11_;
-                    r14_ = (_e94 / 1i);
-                    let _e99 = r14_;
-                    r15_ = (_e99 % 32i);
-                    let _e106 = r15_;
-                    tile0_sums[bitcast<u32>(_e106)] = 0i;
+                    let _e82 = e_11_;
+                    r14_ = (_e82 / 1i);
+                    let _e87 = r14_;
+                    r15_ = (_e87 % 32i);
+                    let _e94 = r15_;
+                    tile0_sums[bitcast<u32>(_e94)] = 0i;
                 }
                 continuing {
-                    let _e111 = e_11_;
-                    let _e113 = r10_;
-                    e_11_ = (_e111 + _e113);
+                    let _e99 = e_11_;
+                    let _e101 = r10_;
+                    e_11_ = (_e99 + _e101);
                 }
             }
-            let _e117 = left_34_;
-            if !(_e117) {
+            let _e105 = left_34_;
+            if !(_e105) {
                 loop_guard[0u] = 2147483649u;
             }
         }
         storageBarrier();
         workgroupBarrier();
         workgroupBarrier();
-        let _e124 = x_6_;
-        let _e126 = active_31_;
-        let _e133 = (i32(local_index) % 32i);
-        let _e136 = (i32(local_index) - _e133);
-        let _e140 = min(32i, (100i - _e136));
-        let _e141 = (_e136 + _e133);
-        lane_values[bitcast<u32>(_e141)] = select(0u, bitcast<u32>(_e124), _e126);
+        let _e112 = x_6_;
+        let _e114 = active_31_;
+        let _e121 = (i32(local_index) % 32i);
+        let _e124 = (i32(local_index) - _e121);
+        let _e128 = min(32i, (100i - _e124));
+        let _e129 = (_e124 + _e121);
+        lane_values[bitcast<u32>(_e129)] = select(0u, bitcast<u32>(_e112), _e114);
         workgroupBarrier();
-        let _e146 = (_e133 + 8i);
-        let _e148 = (_e133 + 16i);
-        let _e149 = (_e133 < _e140);
-        let _e155 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e133), _e149))];
-        let _e158 = (_e148 < _e140);
-        let _e164 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e148), _e158))];
-        let _e172 = (_e146 + 16i);
-        let _e173 = (_e146 < _e140);
-        let _e179 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e146), _e173))];
-        let _e182 = (_e172 < _e140);
-        let _e188 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e172), _e182))];
-        lane_spare[bitcast<u32>(_e141)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e155, _e149)) + bitcast<i32>(select(0u, _e164, _e158))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e179, _e173)) + bitcast<i32>(select(0u, _e188, _e182)))))));
+        let _e134 = (_e121 + 8i);
+        let _e136 = (_e121 + 16i);
+        let _e137 = (_e121 < _e128);
+        let _e143 = lane_values[bitcast<u32>(select(_e124, (_e124 + _e121), _e137))];
+        let _e146 = (_e136 < _e128);
+        let _e152 = lane_values[bitcast<u32>(select(_e124, (_e124 + _e136), _e146))];
+        let _e160 = (_e134 + 16i);
+        let _e161 = (_e134 < _e128);
+        let _e167 = lane_values[bitcast<u32>(select(_e124, (_e124 + _e134), _e161))];
+        let _e170 = (_e160 < _e128);
+        let _e176 = lane_values[bitcast<u32>(select(_e124, (_e124 + _e160), _e170))];
+        lane_spare[bitcast<u32>(_e129)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e143, _e137)) + bitcast<i32>(select(0u, _e152, _e146))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e167, _e161)) + bitcast<i32>(select(0u, _e176, _e170)))))));
         workgroupBarrier();
-        let _e203 = (_e133 + 2i);
-        let _e205 = (_e133 + 4i);
-        let _e206 = (_e133 < _e140);
-        let _e212 = lane_spare[bitcast<u32>(select(_e136, (_e136 + _e133), _e206))];
-        let _e215 = (_e205 < _e140);
-        let _e221 = lane_spare[bitcast<u32>(select(_e136, (_e136 + _e205), _e215))];
-        let _e229 = (_e203 + 4i);
-        let _e230 = (_e203 < _e140);
-        let _e236 = lane_spare[bitcast<u32>(select(_e136, (_e136 + _e203), _e230))];
-        let _e239 = (_e229 < _e140);
-        let _e245 = lane_spare[bitcast<u32>(select(_e136, (_e136 + _e229), _e239))];
-        lane_values[bitcast<u32>(_e141)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e212, _e206)) + bitcast<i32>(select(0u, _e221, _e215))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e236, _e230)) + bitcast<i32>(select(0u, _e245, _e239)))))));
+        let _e191 = (_e121 + 2i);
+        let _e193 = (_e121 + 4i);
+        let _e194 = (_e121 < _e128);
+        let _e200 = lane_spare[bitcast<u32>(select(_e124, (_e124 + _e121), _e194))];
+        let _e203 = (_e193 < _e128);
+        let _e209 = lane_spare[bitcast<u32>(select(_e124, (_e124 + _e193), _e203))];
+        let _e217 = (_e191 + 4i);
+        let _e218 = (_e191 < _e128);
+        let _e224 = lane_spare[bitcast<u32>(select(_e124, (_e124 + _e191), _e218))];
+        let _e227 = (_e217 < _e128);
+        let _e233 = lane_spare[bitcast<u32>(select(_e124, (_e124 + _e217), _e227))];
+        lane_values[bitcast<u32>(_e129)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e200, _e194)) + bitcast<i32>(select(0u, _e209, _e203))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e224, _e218)) + bitcast<i32>(select(0u, _e233, _e227)))))));
         workgroupBarrier();
-        let _e261 = (0i + 1i);
-        let _e262 = (0i < _e140);
-        let _e268 = lane_values[bitcast<u32>(select(_e136, (_e136 + 0i), _e262))];
-        let _e271 = (_e261 < _e140);
-        let _e277 = lane_values[bitcast<u32>(select(_e136, (_e136 + _e261), _e271))];
-        let _e286 = active_31_;
-        if _e286 {
-            r16_ = bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e268, _e262)) + bitcast<i32>(select(0u, _e277, _e271)))));
+        let _e249 = (0i + 1i);
+        let _e250 = (0i < _e128);
+        let _e256 = lane_values[bitcast<u32>(select(_e124, (_e124 + 0i), _e250))];
+        let _e259 = (_e249 < _e128);
+        let _e265 = lane_values[bitcast<u32>(select(_e124, (_e124 + _e249), _e259))];
+        let _e274 = active_31_;
+        if _e274 {
+            r16_ = bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e256, _e250)) + bitcast<i32>(select(0u, _e265, _e259)))));
         }
-        let _e289 = active_31_;
-        if _e289 {
-            let _e291 = r16_;
-            warp_sum_17_ = _e291;
+        let _e277 = active_31_;
+        if _e277 {
+            let _e279 = r16_;
+            warp_sum_17_ = _e279;
             r18_ = (i32(local_index) % 32i);
-            let _e299 = r18_;
-            r19_ = (_e299 == 0i);
-            let _e304 = r19_;
-            if _e304 {
+            let _e287 = r18_;
+            r19_ = (_e287 == 0i);
+            let _e292 = r19_;
+            if _e292 {
                 r20_ = (i32(local_index) / 32i);
-                let _e311 = warp_sum_17_;
-                let _e314 = r20_;
-                tile0_sums[bitcast<u32>(_e314)] = _e311;
+                let _e299 = warp_sum_17_;
+                let _e302 = r20_;
+                tile0_sums[bitcast<u32>(_e302)] = _e299;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e319 = active_31_;
-        if _e319 {
+        let _e307 = active_31_;
+        if _e307 {
             r21_ = (i32(local_index) / 32i);
-            let _e326 = r21_;
-            r22_ = (_e326 == 0i);
+            let _e314 = r21_;
+            r22_ = (_e314 == 0i);
         }
-        let _e331 = active_31_;
-        saved_35_ = _e331;
-        let _e334 = r22_;
-        let _e336 = saved_35_;
-        let _e337 = (_e336 && _e334);
-        taken_36_ = _e337;
-        active_31_ = _e337;
+        let _e319 = active_31_;
+        saved_35_ = _e319;
+        let _e322 = r22_;
+        let _e324 = saved_35_;
+        let _e325 = (_e324 && _e322);
+        taken_36_ = _e325;
+        active_31_ = _e325;
         {
-            let _e341 = active_31_;
-            if _e341 {
+            let _e329 = active_31_;
+            if _e329 {
                 r23_ = (i32(local_index) % 32i);
-                let _e349 = r23_;
-                let _e353 = tile0_sums[bitcast<u32>(_e349)];
-                r24_ = _e353;
+                let _e337 = r23_;
+                let _e341 = tile0_sums[bitcast<u32>(_e337)];
+                r24_ = _e341;
             }
             workgroupBarrier();
-            let _e356 = r24_;
-            let _e358 = active_31_;
-            let _e365 = (i32(local_index) % 32i);
-            let _e368 = (i32(local_index) - _e365);
-            let _e372 = min(32i, (100i - _e368));
-            let _e373 = (_e368 + _e365);
-            lane_values[bitcast<u32>(_e373)] = select(0u, bitcast<u32>(_e356), _e358);
+            let _e344 = r24_;
+            let _e346 = active_31_;
+            let _e353 = (i32(local_index) % 32i);
+            let _e356 = (i32(local_index) - _e353);
+            let _e360 = min(32i, (100i - _e356));
+            let _e361 = (_e356 + _e353);
+            lane_values[bitcast<u32>(_e361)] = select(0u, bitcast<u32>(_e344), _e346);
             workgroupBarrier();
-            let _e378 = (_e365 + 8i);
-            let _e380 = (_e365 + 16i);
-            let _e381 = (_e365 < _e372);
-            let _e387 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e365), _e381))];
-            let _e390 = (_e380 < _e372);
-            let _e396 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e380), _e390))];
-            let _e404 = (_e378 + 16i);
-            let _e405 = (_e378 < _e372);
-            let _e411 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e378), _e405))];
-            let _e414 = (_e404 < _e372);
-            let _e420 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e404), _e414))];
-            lane_spare[bitcast<u32>(_e373)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e387, _e381)) + bitcast<i32>(select(0u, _e396, _e390))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e411, _e405)) + bitcast<i32>(select(0u, _e420, _e414)))))));
+            let _e366 = (_e353 + 8i);
+            let _e368 = (_e353 + 16i);
+            let _e369 = (_e353 < _e360);
+            let _e375 = lane_values[bitcast<u32>(select(_e356, (_e356 + _e353), _e369))];
+            let _e378 = (_e368 < _e360);
+            let _e384 = lane_values[bitcast<u32>(select(_e356, (_e356 + _e368), _e378))];
+            let _e392 = (_e366 + 16i);
+            let _e393 = (_e366 < _e360);
+            let _e399 = lane_values[bitcast<u32>(select(_e356, (_e356 + _e366), _e393))];
+            let _e402 = (_e392 < _e360);
+            let _e408 = lane_values[bitcast<u32>(select(_e356, (_e356 + _e392), _e402))];
+            lane_spare[bitcast<u32>(_e361)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e375, _e369)) + bitcast<i32>(select(0u, _e384, _e378))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e399, _e393)) + bitcast<i32>(select(0u, _e408, _e402)))))));
             workgroupBarrier();
-            let _e435 = (_e365 + 2i);
-            let _e437 = (_e365 + 4i);
-            let _e438 = (_e365 < _e372);
-            let _e444 = lane_spare[bitcast<u32>(select(_e368, (_e368 + _e365), _e438))];
-            let _e447 = (_e437 < _e372);
-            let _e453 = lane_spare[bitcast<u32>(select(_e368, (_e368 + _e437), _e447))];
-            let _e461 = (_e435 + 4i);
-            let _e462 = (_e435 < _e372);
-            let _e468 = lane_spare[bitcast<u32>(select(_e368, (_e368 + _e435), _e462))];
-            let _e471 = (_e461 < _e372);
-            let _e477 = lane_spare[bitcast<u32>(select(_e368, (_e368 + _e461), _e471))];
-            lane_values[bitcast<u32>(_e373)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e444, _e438)) + bitcast<i32>(select(0u, _e453, _e447))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e468, _e462)) + bitcast<i32>(select(0u, _e477, _e471)))))));
+            let _e423 = (_e353 + 2i);
+            let _e425 = (_e353 + 4i);
+            let _e426 = (_e353 < _e360);
+            let _e432 = lane_spare[bitcast<u32>(select(_e356, (_e356 + _e353), _e426))];
+            let _e435 = (_e425 < _e360);
+            let _e441 = lane_spare[bitcast<u32>(select(_e356, (_e356 + _e425), _e435))];
+            let _e449 = (_e423 + 4i);
+            let _e450 = (_e423 < _e360);
+            let _e456 = lane_spare[bitcast<u32>(select(_e356, (_e356 + _e423), _e450))];
+            let _e459 = (_e449 < _e360);
+            let _e465 = lane_spare[bitcast<u32>(select(_e356, (_e356 + _e449), _e459))];
+            lane_values[bitcast<u32>(_e361)] = bitcast<u32>((bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e432, _e426)) + bitcast<i32>(select(0u, _e441, _e435))))) + bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e456, _e450)) + bitcast<i32>(select(0u, _e465, _e459)))))));
             workgroupBarrier();
-            let _e493 = (0i + 1i);
-            let _e494 = (0i < _e372);
-            let _e500 = lane_values[bitcast<u32>(select(_e368, (_e368 + 0i), _e494))];
-            let _e503 = (_e493 < _e372);
-            let _e509 = lane_values[bitcast<u32>(select(_e368, (_e368 + _e493), _e503))];
-            let _e518 = active_31_;
-            if _e518 {
-                r25_ = bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e500, _e494)) + bitcast<i32>(select(0u, _e509, _e503)))));
+            let _e481 = (0i + 1i);
+            let _e482 = (0i < _e360);
+            let _e488 = lane_values[bitcast<u32>(select(_e356, (_e356 + 0i), _e482))];
+            let _e491 = (_e481 < _e360);
+            let _e497 = lane_values[bitcast<u32>(select(_e356, (_e356 + _e481), _e491))];
+            let _e506 = active_31_;
+            if _e506 {
+                r25_ = bitcast<i32>(bitcast<u32>((bitcast<i32>(select(0u, _e488, _e482)) + bitcast<i32>(select(0u, _e497, _e491)))));
             }
-            let _e521 = active_31_;
-            if _e521 {
-                let _e523 = r25_;
-                total_26_ = _e523;
+            let _e509 = active_31_;
+            if _e509 {
+                let _e511 = r25_;
+                total_26_ = _e511;
                 r27_ = (i32(local_index) % 32i);
-                let _e531 = r27_;
-                r28_ = (_e531 == 0i);
-                let _e536 = r28_;
-                if _e536 {
+                let _e519 = r27_;
+                r28_ = (_e519 == 0i);
+                let _e524 = r28_;
+                if _e524 {
                     r29_ = i32(block.x);
-                    let _e542 = total_26_;
-                    let _e547 = r29_;
-                    Partial[bitcast<u32>(_e547)] = _e542;
+                    let _e530 = total_26_;
+                    let _e535 = r29_;
+                    Partial[bitcast<u32>(_e535)] = _e530;
                 }
             }
         }
-        let _e552 = saved_35_;
-        let _e554 = taken_36_;
-        let _e558 = exited_32_;
-        active_31_ = ((_e552 && !(_e554)) && !(_e558));
+        let _e540 = saved_35_;
+        let _e542 = taken_36_;
+        let _e546 = exited_32_;
+        active_31_ = ((_e540 && !(_e542)) && !(_e546));
         {
         }
-        let _e563 = saved_35_;
-        let _e565 = exited_32_;
-        active_31_ = (_e563 && !(_e565));
+        let _e551 = saved_35_;
+        let _e553 = exited_32_;
+        active_31_ = (_e551 && !(_e553));
     }
 }

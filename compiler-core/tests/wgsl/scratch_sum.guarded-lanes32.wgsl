@@ -83,83 +83,75 @@ fn tessera_scratch_sum(@builtin(local_invocation_index) local_index: u32, @built
     e_11_ = i32(local_index);
     left_31_ = false;
     loop {
-        let _e67 = trips_30_;
-        let _e69 = (_e67 + 1u);
-        trips_30_ = _e69;
-        if (_e69 > 4096u) {
-            loop_guard[0u] = 1u;
-            left_31_ = true;
-            break;
-        }
         {
-            let _e73 = e_11_;
-            r12_ = (_e73 < 32i);
-            let _e78 = r12_;
-            r13_ = !(_e78);
-            let _e82 = r13_;
-            if _e82 {
+            let _e61 = e_11_;
+            r12_ = (_e61 < 32i);
+            let _e66 = r12_;
+            r13_ = !(_e66);
+            let _e70 = r13_;
+            if _e70 {
                 left_31_ = true;
                 break;
             }
-            let _e86 = e_11_;
-            r14_ = (_e86 / 1i);
-            let _e91 = r14_;
-            r15_ = (_e91 % 32i);
-            let _e98 = r15_;
-            tile0_sums[bitcast<u32>(_e98)] = 0i;
+            let _e74 = e_11_;
+            r14_ = (_e74 / 1i);
+            let _e79 = r14_;
+            r15_ = (_e79 % 32i);
+            let _e86 = r15_;
+            tile0_sums[bitcast<u32>(_e86)] = 0i;
         }
         continuing {
-            let _e103 = e_11_;
-            let _e105 = r10_;
-            e_11_ = (_e103 + _e105);
+            let _e91 = e_11_;
+            let _e93 = r10_;
+            e_11_ = (_e91 + _e93);
         }
     }
-    let _e109 = left_31_;
-    if !(_e109) {
+    let _e97 = left_31_;
+    if !(_e97) {
         loop_guard[0u] = 2147483649u;
     }
     storageBarrier();
     workgroupBarrier();
-    let _e116 = x_6_;
-    let _e117 = subgroupAdd(_e116);
-    r16_ = _e117;
-    let _e120 = r16_;
-    warp_sum_17_ = _e120;
+    let _e104 = x_6_;
+    let _e105 = subgroupAdd(_e104);
+    r16_ = _e105;
+    let _e108 = r16_;
+    warp_sum_17_ = _e108;
     r18_ = (i32(local_index) % 32i);
-    let _e128 = r18_;
-    r19_ = (_e128 == 0i);
-    let _e133 = r19_;
-    if _e133 {
+    let _e116 = r18_;
+    r19_ = (_e116 == 0i);
+    let _e121 = r19_;
+    if _e121 {
         r20_ = (i32(local_index) / 32i);
-        let _e140 = warp_sum_17_;
-        let _e143 = r20_;
-        tile0_sums[bitcast<u32>(_e143)] = _e140;
+        let _e128 = warp_sum_17_;
+        let _e131 = r20_;
+        tile0_sums[bitcast<u32>(_e131)] = _e128;
     }
     storageBarrier();
     workgroupBarrier();
     r21_ = (i32(local_index) / 32i);
-    let _e153 = r21_;
-    r22_ = (_e153 == 0i);
-    let _e158 = r22_;
-    if _e158 {
+    let _e141 = r21_;
+    r22_ = (_e141 == 0i);
+    let _e146 = r22_;
+    if _e146 {
         r23_ = (i32(local_index) % 32i);
-        let _e166 = r23_;
-        let _e170 = tile0_sums[bitcast<u32>(_e166)];
-        r24_ = _e170;
-        let _e173 = r24_;
-        let _e174 = subgroupAdd(_e173);
-        r25_ = _e174;
-        let _e177 = r25_;
-        total_26_ = _e177;
+        let _e154 = r23_;
+        let _e158 = tile0_sums[bitcast<u32>(_e154)];
+        r24_ = _e158;
+        let _e161 = r24_;
+        let _e162 = subgroupAdd(_e161);
+        r25_ = _e162;
+        let _e165 = r25_;
+        total_26_ = _e165;
         r27_ = (i32(local_index) % 32i);
-        let _e185 = r27_;
-        r28_ = (_e185 == 0i);
-        let _e190 = r28_;
-        if _e190 {
+        let _e173 = r27_;
+        r28_ = (_e173 == 0i);
+        let _e178 = r28_;
+        if _e178 {
             r29_ = i32(block.x);
-            let _e196 = total_26_;
-            let _e201 = r29_;
-            Partial[bitcast<u32>(_e201)] = _e196;
+            let _e184 = total_26_;
+            let _e189 = r29_;
+            Partial[bitcast<u32>(_e189)] = _e184;
         }
     }
 }

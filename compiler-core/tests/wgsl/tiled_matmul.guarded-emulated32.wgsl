@@ -190,141 +190,125 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             e_7_ = i32(local_index);
             left_125_ = false;
             loop {
-                let _e48 = trips_121_;
-                let _e50 = (_e48 + 1u);
-                trips_121_ = _e50;
-                if (_e50 > 4096u) {
-                    loop_guard[0u] = 1u;
-                    left_125_ = true;
-                    break;
-                }
                 {
-                    let _e54 = e_7_;
-                    r8_ = (_e54 < 1024i);
-                    let _e59 = r8_;
-                    r9_ = !(_e59);
-                    let _e63 = r9_;
-                    if _e63 {
+                    let _e42 = e_7_;
+                    r8_ = (_e42 < 1024i);
+                    let _e47 = r8_;
+                    r9_ = !(_e47);
+                    let _e51 = r9_;
+                    if _e51 {
                         left_125_ = true;
                         break;
                     }
-                    let _e67 = e_7_;
-                    r10_ = (_e67 / 32i);
-                    let _e72 = r10_;
-                    r11_ = (_e72 % 32i);
-                    let _e77 = e_7_;
-                    r12_ = (_e77 / 1i);
-                    let _e82 = r12_;
-                    r13_ = (_e82 % 32i);
-                    let _e87 = r_2_;
-                    let _e89 = r11_;
-                    r14_ = (_e87 + _e89);
-                    let _e94 = r13_;
-                    r15_ = (0i + _e94);
-                    let _e99 = params.M;
-                    let _e102 = params.K;
-                    let _e104 = r14_;
-                    let _e109 = r15_;
-                    let _e115 = r14_;
-                    let _e117 = r15_;
-                    let _e123 = A[bitcast<u32>(((_e115 * _e102) + _e117))];
-                    r16_ = select(0f, _e123, ((bitcast<u32>(_e104) < bitcast<u32>(_e99)) && (bitcast<u32>(_e109) < bitcast<u32>(_e102))));
-                    let _e128 = r16_;
-                    let _e132 = r11_;
-                    let _e134 = r13_;
-                    tile0_A_tile[bitcast<u32>(((_e132 * 32i) + _e134))] = _e128;
+                    let _e55 = e_7_;
+                    r10_ = (_e55 / 32i);
+                    let _e60 = r10_;
+                    r11_ = (_e60 % 32i);
+                    let _e65 = e_7_;
+                    r12_ = (_e65 / 1i);
+                    let _e70 = r12_;
+                    r13_ = (_e70 % 32i);
+                    let _e75 = r_2_;
+                    let _e77 = r11_;
+                    r14_ = (_e75 + _e77);
+                    let _e82 = r13_;
+                    r15_ = (0i + _e82);
+                    let _e87 = params.M;
+                    let _e90 = params.K;
+                    let _e92 = r14_;
+                    let _e97 = r15_;
+                    let _e103 = r14_;
+                    let _e105 = r15_;
+                    let _e111 = A[bitcast<u32>(((_e103 * _e90) + _e105))];
+                    r16_ = select(0f, _e111, ((bitcast<u32>(_e92) < bitcast<u32>(_e87)) && (bitcast<u32>(_e97) < bitcast<u32>(_e90))));
+                    let _e116 = r16_;
+                    let _e120 = r11_;
+                    let _e122 = r13_;
+                    tile0_A_tile[bitcast<u32>(((_e120 * 32i) + _e122))] = _e116;
                 }
                 continuing {
-                    let _e141 = e_7_;
-                    let _e143 = r6_;
-                    e_7_ = (_e141 + _e143);
+                    let _e129 = e_7_;
+                    let _e131 = r6_;
+                    e_7_ = (_e129 + _e131);
                 }
             }
-            let _e147 = left_125_;
-            if !(_e147) {
+            let _e135 = left_125_;
+            if !(_e135) {
                 loop_guard[0u] = 2147483649u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e154 = active_122_;
-        if _e154 {
+        let _e142 = active_122_;
+        if _e142 {
             r17_ = 256i;
             e_18_ = i32(local_index);
             left_126_ = false;
             loop {
-                let _e170 = trips_121_;
-                let _e172 = (_e170 + 1u);
-                trips_121_ = _e172;
-                if (_e172 > 4096u) {
-                    loop_guard[0u] = 2u;
-                    left_126_ = true;
-                    break;
-                }
                 {
-                    let _e176 = e_18_;
-                    r19_ = (_e176 < 1024i);
-                    let _e181 = r19_;
-                    r20_ = !(_e181);
-                    let _e185 = r20_;
-                    if _e185 {
+                    let _e152 = e_18_;
+                    r19_ = (_e152 < 1024i);
+                    let _e157 = r19_;
+                    r20_ = !(_e157);
+                    let _e161 = r20_;
+                    if _e161 {
                         left_126_ = true;
                         break;
                     }
-                    let _e189 = e_18_;
-                    r21_ = (_e189 / 32i);
-                    let _e194 = r21_;
-                    r22_ = (_e194 % 32i);
-                    let _e199 = e_18_;
-                    r23_ = (_e199 / 1i);
-                    let _e204 = r23_;
-                    r24_ = (_e204 % 32i);
-                    let _e210 = r22_;
-                    r25_ = (0i + _e210);
-                    let _e214 = c_5_;
-                    let _e216 = r24_;
-                    r26_ = (_e214 + _e216);
-                    let _e221 = params.K;
-                    let _e224 = params.N;
-                    let _e226 = r25_;
-                    let _e231 = r26_;
-                    let _e237 = r25_;
-                    let _e239 = r26_;
-                    let _e245 = B[bitcast<u32>(((_e237 * _e224) + _e239))];
-                    r27_ = select(0f, _e245, ((bitcast<u32>(_e226) < bitcast<u32>(_e221)) && (bitcast<u32>(_e231) < bitcast<u32>(_e224))));
-                    let _e250 = r27_;
-                    let _e254 = r22_;
-                    let _e256 = r24_;
-                    tile1_B_tile[bitcast<u32>(((_e254 * 32i) + _e256))] = _e250;
+                    let _e165 = e_18_;
+                    r21_ = (_e165 / 32i);
+                    let _e170 = r21_;
+                    r22_ = (_e170 % 32i);
+                    let _e175 = e_18_;
+                    r23_ = (_e175 / 1i);
+                    let _e180 = r23_;
+                    r24_ = (_e180 % 32i);
+                    let _e186 = r22_;
+                    r25_ = (0i + _e186);
+                    let _e190 = c_5_;
+                    let _e192 = r24_;
+                    r26_ = (_e190 + _e192);
+                    let _e197 = params.K;
+                    let _e200 = params.N;
+                    let _e202 = r25_;
+                    let _e207 = r26_;
+                    let _e213 = r25_;
+                    let _e215 = r26_;
+                    let _e221 = B[bitcast<u32>(((_e213 * _e200) + _e215))];
+                    r27_ = select(0f, _e221, ((bitcast<u32>(_e202) < bitcast<u32>(_e197)) && (bitcast<u32>(_e207) < bitcast<u32>(_e200))));
+                    let _e226 = r27_;
+                    let _e230 = r22_;
+                    let _e232 = r24_;
+                    tile1_B_tile[bitcast<u32>(((_e230 * 32i) + _e232))] = _e226;
                 }
                 continuing {
-                    let _e263 = e_18_;
-                    let _e265 = r17_;
-                    e_18_ = (_e263 + _e265);
+                    let _e239 = e_18_;
+                    let _e241 = r17_;
+                    e_18_ = (_e239 + _e241);
                 }
             }
-            let _e269 = left_126_;
-            if !(_e269) {
+            let _e245 = left_126_;
+            if !(_e245) {
                 loop_guard[0u] = 2147483650u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e276 = active_122_;
-        if _e276 {
+        let _e252 = active_122_;
+        if _e252 {
             r28_ = i32(local_index);
-            let _e281 = r28_;
-            r29_ = (_e281 % 32i);
-            let _e286 = r28_;
-            r30_ = (_e286 / 32i);
-            let _e291 = r30_;
-            r31_ = (_e291 + 0i);
-            let _e296 = r30_;
-            r32_ = (_e296 + 8i);
-            let _e301 = r30_;
-            r33_ = (_e301 + 16i);
-            let _e306 = r30_;
-            r34_ = (_e306 + 24i);
+            let _e257 = r28_;
+            r29_ = (_e257 % 32i);
+            let _e262 = r28_;
+            r30_ = (_e262 / 32i);
+            let _e267 = r30_;
+            r31_ = (_e267 + 0i);
+            let _e272 = r30_;
+            r32_ = (_e272 + 8i);
+            let _e277 = r30_;
+            r33_ = (_e277 + 16i);
+            let _e282 = r30_;
+            r34_ = (_e282 + 24i);
             acc_35_ = 0f;
             acc_36_ = 0f;
             acc_37_ = 0f;
@@ -332,326 +316,302 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             k_39_ = 0i;
             left_127_ = false;
             loop {
-                let _e330 = trips_121_;
-                let _e332 = (_e330 + 1u);
-                trips_121_ = _e332;
-                if (_e332 > 4096u) {
-                    loop_guard[0u] = 3u;
-                    left_127_ = true;
-                    break;
-                }
                 {
-                    let _e336 = k_39_;
-                    r40_ = (_e336 < 32i);
-                    let _e341 = r40_;
-                    r41_ = !(_e341);
-                    let _e345 = r41_;
-                    if _e345 {
+                    let _e300 = k_39_;
+                    r40_ = (_e300 < 32i);
+                    let _e305 = r40_;
+                    r41_ = !(_e305);
+                    let _e309 = r41_;
+                    if _e309 {
                         left_127_ = true;
                         break;
                     }
-                    let _e351 = k_39_;
-                    let _e353 = r29_;
-                    let _e359 = tile1_B_tile[bitcast<u32>(((_e351 * 32i) + _e353))];
-                    r42_ = _e359;
-                    let _e364 = r31_;
-                    let _e366 = k_39_;
-                    let _e372 = tile0_A_tile[bitcast<u32>(((_e364 * 32i) + _e366))];
-                    r43_ = _e372;
-                    let _e375 = r43_;
-                    let _e377 = r42_;
-                    r44_ = (_e375 * _e377);
-                    let _e381 = acc_35_;
-                    let _e383 = r44_;
-                    acc_35_ = (_e381 + _e383);
-                    let _e389 = r32_;
-                    let _e391 = k_39_;
-                    let _e397 = tile0_A_tile[bitcast<u32>(((_e389 * 32i) + _e391))];
-                    r45_ = _e397;
-                    let _e400 = r45_;
-                    let _e402 = r42_;
-                    r46_ = (_e400 * _e402);
-                    let _e406 = acc_36_;
-                    let _e408 = r46_;
-                    acc_36_ = (_e406 + _e408);
-                    let _e414 = r33_;
-                    let _e416 = k_39_;
-                    let _e422 = tile0_A_tile[bitcast<u32>(((_e414 * 32i) + _e416))];
-                    r47_ = _e422;
-                    let _e425 = r47_;
-                    let _e427 = r42_;
-                    r48_ = (_e425 * _e427);
-                    let _e431 = acc_37_;
-                    let _e433 = r48_;
-                    acc_37_ = (_e431 + _e433);
-                    let _e439 = r34_;
-                    let _e441 = k_39_;
-                    let _e447 = tile0_A_tile[bitcast<u32>(((_e439 * 32i) + _e441))];
-                    r49_ = _e447;
-                    let _e450 = r49_;
-                    let _e452 = r42_;
-                    r50_ = (_e450 * _e452);
-                    let _e456 = acc_38_;
-                    let _e458 = r50_;
-                    acc_38_ = (_e456 + _e458);
+                    let _e315 = k_39_;
+                    let _e317 = r29_;
+                    let _e323 = tile1_B_tile[bitcast<u32>(((_e315 * 32i) + _e317))];
+                    r42_ = _e323;
+                    let _e328 = r31_;
+                    let _e330 = k_39_;
+                    let _e336 = tile0_A_tile[bitcast<u32>(((_e328 * 32i) + _e330))];
+                    r43_ = _e336;
+                    let _e339 = r43_;
+                    let _e341 = r42_;
+                    r44_ = (_e339 * _e341);
+                    let _e345 = acc_35_;
+                    let _e347 = r44_;
+                    acc_35_ = (_e345 + _e347);
+                    let _e353 = r32_;
+                    let _e355 = k_39_;
+                    let _e361 = tile0_A_tile[bitcast<u32>(((_e353 * 32i) + _e355))];
+                    r45_ = _e361;
+                    let _e364 = r45_;
+                    let _e366 = r42_;
+                    r46_ = (_e364 * _e366);
+                    let _e370 = acc_36_;
+                    let _e372 = r46_;
+                    acc_36_ = (_e370 + _e372);
+                    let _e378 = r33_;
+                    let _e380 = k_39_;
+                    let _e386 = tile0_A_tile[bitcast<u32>(((_e378 * 32i) + _e380))];
+                    r47_ = _e386;
+                    let _e389 = r47_;
+                    let _e391 = r42_;
+                    r48_ = (_e389 * _e391);
+                    let _e395 = acc_37_;
+                    let _e397 = r48_;
+                    acc_37_ = (_e395 + _e397);
+                    let _e403 = r34_;
+                    let _e405 = k_39_;
+                    let _e411 = tile0_A_tile[bitcast<u32>(((_e403 * 32i) + _e405))];
+                    r49_ = _e411;
+                    let _e414 = r49_;
+                    let _e416 = r42_;
+                    r50_ = (_e414 * _e416);
+                    let _e420 = acc_38_;
+                    let _e422 = r50_;
+                    acc_38_ = (_e420 + _e422);
                 }
                 continuing {
-                    let _e462 = k_39_;
-                    k_39_ = (_e462 + 1i);
+                    let _e426 = k_39_;
+                    k_39_ = (_e426 + 1i);
                 }
             }
-            let _e467 = left_127_;
-            if !(_e467) {
+            let _e431 = left_127_;
+            if !(_e431) {
                 loop_guard[0u] = 2147483651u;
             }
-            let _e474 = acc_35_;
-            let _e478 = r31_;
-            let _e480 = r29_;
-            tile2_acc[bitcast<u32>(((_e478 * 32i) + _e480))] = _e474;
-            let _e487 = acc_36_;
-            let _e491 = r32_;
-            let _e493 = r29_;
-            tile2_acc[bitcast<u32>(((_e491 * 32i) + _e493))] = _e487;
-            let _e500 = acc_37_;
-            let _e504 = r33_;
-            let _e506 = r29_;
-            tile2_acc[bitcast<u32>(((_e504 * 32i) + _e506))] = _e500;
-            let _e513 = acc_38_;
-            let _e517 = r34_;
-            let _e519 = r29_;
-            tile2_acc[bitcast<u32>(((_e517 * 32i) + _e519))] = _e513;
+            let _e438 = acc_35_;
+            let _e442 = r31_;
+            let _e444 = r29_;
+            tile2_acc[bitcast<u32>(((_e442 * 32i) + _e444))] = _e438;
+            let _e451 = acc_36_;
+            let _e455 = r32_;
+            let _e457 = r29_;
+            tile2_acc[bitcast<u32>(((_e455 * 32i) + _e457))] = _e451;
+            let _e464 = acc_37_;
+            let _e468 = r33_;
+            let _e470 = r29_;
+            tile2_acc[bitcast<u32>(((_e468 * 32i) + _e470))] = _e464;
+            let _e477 = acc_38_;
+            let _e481 = r34_;
+            let _e483 = r29_;
+            tile2_acc[bitcast<u32>(((_e481 * 32i) + _e483))] = _e477;
         }
         storageBarrier();
         workgroupBarrier();
-        let _e526 = active_122_;
-        if _e526 {
-            let _e529 = params.K;
-            r51_ = _e529;
-            let _e532 = r51_;
-            r52_ = _e532;
+        let _e490 = active_122_;
+        if _e490 {
+            let _e493 = params.K;
+            r51_ = _e493;
+            let _e496 = r51_;
+            r52_ = _e496;
             r53_ = 32i;
             k_54_ = 32i;
         }
-        let _e539 = active_122_;
-        entry_128_ = _e539;
+        let _e503 = active_122_;
+        entry_128_ = _e503;
         broken_129_ = false;
         left_131_ = false;
         loop {
             continued_130_ = false;
-            let _e549 = entry_128_;
-            let _e551 = exited_123_;
-            let _e553 = broken_129_;
-            let _e555 = continued_130_;
-            active_122_ = (_e549 && !((_e551 || (_e553 || _e555))));
-            let _e562 = vote_number_124_;
-            vote_number_124_ = (_e562 + 1u);
-            let _e567 = active_122_;
-            if _e567 {
-                let _e570 = vote_number_124_;
-                atomicMax((&workgroup_votes), _e570);
+            let _e513 = entry_128_;
+            let _e515 = exited_123_;
+            let _e517 = broken_129_;
+            let _e519 = continued_130_;
+            active_122_ = (_e513 && !((_e515 || (_e517 || _e519))));
+            let _e526 = vote_number_124_;
+            vote_number_124_ = (_e526 + 1u);
+            let _e531 = active_122_;
+            if _e531 {
+                let _e534 = vote_number_124_;
+                atomicMax((&workgroup_votes), _e534);
             }
             workgroupBarrier();
             if (local_index == 0u) {
-                let _e575 = atomicLoad((&workgroup_votes));
-                workgroup_any = _e575;
+                let _e539 = atomicLoad((&workgroup_votes));
+                workgroup_any = _e539;
             }
-            let _e578 = workgroupUniformLoad((&workgroup_any));
-            let _e580 = vote_number_124_;
-            if (u32((_e578 == _e580)) == 0u) {
+            let _e542 = workgroupUniformLoad((&workgroup_any));
+            let _e544 = vote_number_124_;
+            if (u32((_e542 == _e544)) == 0u) {
                 left_131_ = true;
                 break;
             }
-            let _e588 = active_122_;
-            if _e588 {
-                let _e598 = trips_121_;
-                let _e600 = (_e598 + 1u);
-                trips_121_ = _e600;
-                if (_e600 > 4096u) {
+            let _e552 = active_122_;
+            if _e552 {
+                let _e562 = trips_121_;
+                let _e564 = (_e562 + 1u);
+                trips_121_ = _e564;
+                if (_e564 > 4096u) {
                     loop_guard[0u] = 4u;
                     exited_123_ = true;
                     active_122_ = false;
                 }
             }
             {
-                let _e604 = active_122_;
-                if _e604 {
-                    let _e606 = k_54_;
-                    let _e608 = r52_;
-                    r55_ = (_e606 < _e608);
-                    let _e612 = r55_;
-                    r56_ = !(_e612);
+                let _e568 = active_122_;
+                if _e568 {
+                    let _e570 = k_54_;
+                    let _e572 = r52_;
+                    r55_ = (_e570 < _e572);
+                    let _e576 = r55_;
+                    r56_ = !(_e576);
                 }
-                let _e616 = active_122_;
-                saved_132_ = _e616;
-                let _e619 = r56_;
-                let _e621 = saved_132_;
-                let _e622 = (_e621 && _e619);
-                taken_133_ = _e622;
-                active_122_ = _e622;
+                let _e580 = active_122_;
+                saved_132_ = _e580;
+                let _e583 = r56_;
+                let _e585 = saved_132_;
+                let _e586 = (_e585 && _e583);
+                taken_133_ = _e586;
+                active_122_ = _e586;
                 {
-                    let _e626 = active_122_;
-                    let _e628 = broken_129_;
-                    broken_129_ = (_e628 || _e626);
+                    let _e590 = active_122_;
+                    let _e592 = broken_129_;
+                    broken_129_ = (_e592 || _e590);
                     active_122_ = false;
                 }
-                let _e634 = saved_132_;
-                let _e636 = taken_133_;
-                let _e640 = exited_123_;
-                let _e642 = broken_129_;
-                let _e644 = continued_130_;
-                active_122_ = ((_e634 && !(_e636)) && !((_e640 || (_e642 || _e644))));
+                let _e598 = saved_132_;
+                let _e600 = taken_133_;
+                let _e604 = exited_123_;
+                let _e606 = broken_129_;
+                let _e608 = continued_130_;
+                active_122_ = ((_e598 && !(_e600)) && !((_e604 || (_e606 || _e608))));
                 {
                 }
-                let _e651 = saved_132_;
-                let _e653 = exited_123_;
-                let _e655 = broken_129_;
-                let _e657 = continued_130_;
-                active_122_ = (_e651 && !((_e653 || (_e655 || _e657))));
+                let _e615 = saved_132_;
+                let _e617 = exited_123_;
+                let _e619 = broken_129_;
+                let _e621 = continued_130_;
+                active_122_ = (_e615 && !((_e617 || (_e619 || _e621))));
                 storageBarrier();
                 workgroupBarrier();
-                let _e664 = active_122_;
-                if _e664 {
+                let _e628 = active_122_;
+                if _e628 {
                     r57_ = 256i;
                     e_58_ = i32(local_index);
                     left_134_ = false;
                     loop {
-                        let _e680 = trips_121_;
-                        let _e682 = (_e680 + 1u);
-                        trips_121_ = _e682;
-                        if (_e682 > 4096u) {
-                            loop_guard[0u] = 5u;
-                            left_134_ = true;
-                            break;
-                        }
                         {
-                            let _e686 = e_58_;
-                            r59_ = (_e686 < 1024i);
-                            let _e691 = r59_;
-                            r60_ = !(_e691);
-                            let _e695 = r60_;
-                            if _e695 {
+                            let _e638 = e_58_;
+                            r59_ = (_e638 < 1024i);
+                            let _e643 = r59_;
+                            r60_ = !(_e643);
+                            let _e647 = r60_;
+                            if _e647 {
                                 left_134_ = true;
                                 break;
                             }
-                            let _e699 = e_58_;
-                            r61_ = (_e699 / 32i);
-                            let _e704 = r61_;
-                            r62_ = (_e704 % 32i);
-                            let _e709 = e_58_;
-                            r63_ = (_e709 / 1i);
-                            let _e714 = r63_;
-                            r64_ = (_e714 % 32i);
-                            let _e719 = r_2_;
-                            let _e721 = r62_;
-                            r65_ = (_e719 + _e721);
-                            let _e725 = k_54_;
-                            let _e727 = r64_;
-                            r66_ = (_e725 + _e727);
-                            let _e732 = params.M;
-                            let _e735 = params.K;
-                            let _e737 = r65_;
-                            let _e742 = r66_;
-                            let _e748 = r65_;
-                            let _e750 = r66_;
-                            let _e756 = A[bitcast<u32>(((_e748 * _e735) + _e750))];
-                            r67_ = select(0f, _e756, ((bitcast<u32>(_e737) < bitcast<u32>(_e732)) && (bitcast<u32>(_e742) < bitcast<u32>(_e735))));
-                            let _e761 = r67_;
-                            let _e765 = r62_;
-                            let _e767 = r64_;
-                            tile3_A_tile[bitcast<u32>(((_e765 * 32i) + _e767))] = _e761;
+                            let _e651 = e_58_;
+                            r61_ = (_e651 / 32i);
+                            let _e656 = r61_;
+                            r62_ = (_e656 % 32i);
+                            let _e661 = e_58_;
+                            r63_ = (_e661 / 1i);
+                            let _e666 = r63_;
+                            r64_ = (_e666 % 32i);
+                            let _e671 = r_2_;
+                            let _e673 = r62_;
+                            r65_ = (_e671 + _e673);
+                            let _e677 = k_54_;
+                            let _e679 = r64_;
+                            r66_ = (_e677 + _e679);
+                            let _e684 = params.M;
+                            let _e687 = params.K;
+                            let _e689 = r65_;
+                            let _e694 = r66_;
+                            let _e700 = r65_;
+                            let _e702 = r66_;
+                            let _e708 = A[bitcast<u32>(((_e700 * _e687) + _e702))];
+                            r67_ = select(0f, _e708, ((bitcast<u32>(_e689) < bitcast<u32>(_e684)) && (bitcast<u32>(_e694) < bitcast<u32>(_e687))));
+                            let _e713 = r67_;
+                            let _e717 = r62_;
+                            let _e719 = r64_;
+                            tile3_A_tile[bitcast<u32>(((_e717 * 32i) + _e719))] = _e713;
                         }
                         continuing {
-                            let _e774 = e_58_;
-                            let _e776 = r57_;
-                            e_58_ = (_e774 + _e776);
+                            let _e726 = e_58_;
+                            let _e728 = r57_;
+                            e_58_ = (_e726 + _e728);
                         }
                     }
-                    let _e780 = left_134_;
-                    if !(_e780) {
+                    let _e732 = left_134_;
+                    if !(_e732) {
                         loop_guard[0u] = 2147483653u;
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
-                let _e787 = active_122_;
-                if _e787 {
+                let _e739 = active_122_;
+                if _e739 {
                     r68_ = 256i;
                     e_69_ = i32(local_index);
                     left_135_ = false;
                     loop {
-                        let _e803 = trips_121_;
-                        let _e805 = (_e803 + 1u);
-                        trips_121_ = _e805;
-                        if (_e805 > 4096u) {
-                            loop_guard[0u] = 6u;
-                            left_135_ = true;
-                            break;
-                        }
                         {
-                            let _e809 = e_69_;
-                            r70_ = (_e809 < 1024i);
-                            let _e814 = r70_;
-                            r71_ = !(_e814);
-                            let _e818 = r71_;
-                            if _e818 {
+                            let _e749 = e_69_;
+                            r70_ = (_e749 < 1024i);
+                            let _e754 = r70_;
+                            r71_ = !(_e754);
+                            let _e758 = r71_;
+                            if _e758 {
                                 left_135_ = true;
                                 break;
                             }
-                            let _e822 = e_69_;
-                            r72_ = (_e822 / 32i);
-                            let _e827 = r72_;
-                            r73_ = (_e827 % 32i);
-                            let _e832 = e_69_;
-                            r74_ = (_e832 / 1i);
-                            let _e837 = r74_;
-                            r75_ = (_e837 % 32i);
-                            let _e842 = k_54_;
-                            let _e844 = r73_;
-                            r76_ = (_e842 + _e844);
-                            let _e848 = c_5_;
-                            let _e850 = r75_;
-                            r77_ = (_e848 + _e850);
-                            let _e855 = params.K;
-                            let _e858 = params.N;
-                            let _e860 = r76_;
-                            let _e865 = r77_;
-                            let _e871 = r76_;
-                            let _e873 = r77_;
-                            let _e879 = B[bitcast<u32>(((_e871 * _e858) + _e873))];
-                            r78_ = select(0f, _e879, ((bitcast<u32>(_e860) < bitcast<u32>(_e855)) && (bitcast<u32>(_e865) < bitcast<u32>(_e858))));
-                            let _e884 = r78_;
-                            let _e888 = r73_;
-                            let _e890 = r75_;
-                            tile4_B_tile[bitcast<u32>(((_e888 * 32i) + _e890))] = _e884;
+                            let _e762 = e_69_;
+                            r72_ = (_e762 / 32i);
+                            let _e767 = r72_;
+                            r73_ = (_e767 % 32i);
+                            let _e772 = e_69_;
+                            r74_ = (_e772 / 1i);
+                            let _e777 = r74_;
+                            r75_ = (_e777 % 32i);
+                            let _e782 = k_54_;
+                            let _e784 = r73_;
+                            r76_ = (_e782 + _e784);
+                            let _e788 = c_5_;
+                            let _e790 = r75_;
+                            r77_ = (_e788 + _e790);
+                            let _e795 = params.K;
+                            let _e798 = params.N;
+                            let _e800 = r76_;
+                            let _e805 = r77_;
+                            let _e811 = r76_;
+                            let _e813 = r77_;
+                            let _e819 = B[bitcast<u32>(((_e811 * _e798) + _e813))];
+                            r78_ = select(0f, _e819, ((bitcast<u32>(_e800) < bitcast<u32>(_e795)) && (bitcast<u32>(_e805) < bitcast<u32>(_e798))));
+                            let _e824 = r78_;
+                            let _e828 = r73_;
+                            let _e830 = r75_;
+                            tile4_B_tile[bitcast<u32>(((_e828 * 32i) + _e830))] = _e824;
                         }
                         continuing {
-                            let _e897 = e_69_;
-                            let _e899 = r68_;
-                            e_69_ = (_e897 + _e899);
+                            let _e837 = e_69_;
+                            let _e839 = r68_;
+                            e_69_ = (_e837 + _e839);
                         }
                     }
-                    let _e903 = left_135_;
-                    if !(_e903) {
+                    let _e843 = left_135_;
+                    if !(_e843) {
                         loop_guard[0u] = 2147483654u;
                     }
                 }
                 storageBarrier();
                 workgroupBarrier();
-                let _e910 = active_122_;
-                if _e910 {
+                let _e850 = active_122_;
+                if _e850 {
                     r79_ = i32(local_index);
-                    let _e915 = r79_;
-                    r80_ = (_e915 % 32i);
-                    let _e920 = r79_;
-                    r81_ = (_e920 / 32i);
-                    let _e925 = r81_;
-                    r82_ = (_e925 + 0i);
-                    let _e930 = r81_;
-                    r83_ = (_e930 + 8i);
-                    let _e935 = r81_;
-                    r84_ = (_e935 + 16i);
-                    let _e940 = r81_;
-                    r85_ = (_e940 + 24i);
+                    let _e855 = r79_;
+                    r80_ = (_e855 % 32i);
+                    let _e860 = r79_;
+                    r81_ = (_e860 / 32i);
+                    let _e865 = r81_;
+                    r82_ = (_e865 + 0i);
+                    let _e870 = r81_;
+                    r83_ = (_e870 + 8i);
+                    let _e875 = r81_;
+                    r84_ = (_e875 + 16i);
+                    let _e880 = r81_;
+                    r85_ = (_e880 + 24i);
                     acc_86_ = 0f;
                     acc_87_ = 0f;
                     acc_88_ = 0f;
@@ -659,210 +619,194 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     k_90_ = 0i;
                     left_136_ = false;
                     loop {
-                        let _e964 = trips_121_;
-                        let _e966 = (_e964 + 1u);
-                        trips_121_ = _e966;
-                        if (_e966 > 4096u) {
-                            loop_guard[0u] = 7u;
-                            left_136_ = true;
-                            break;
-                        }
                         {
-                            let _e970 = k_90_;
-                            r91_ = (_e970 < 32i);
-                            let _e975 = r91_;
-                            r92_ = !(_e975);
-                            let _e979 = r92_;
-                            if _e979 {
+                            let _e898 = k_90_;
+                            r91_ = (_e898 < 32i);
+                            let _e903 = r91_;
+                            r92_ = !(_e903);
+                            let _e907 = r92_;
+                            if _e907 {
                                 left_136_ = true;
                                 break;
                             }
-                            let _e985 = k_90_;
-                            let _e987 = r80_;
-                            let _e993 = tile4_B_tile[bitcast<u32>(((_e985 * 32i) + _e987))];
-                            r93_ = _e993;
-                            let _e998 = r82_;
-                            let _e1000 = k_90_;
-                            let _e1006 = tile3_A_tile[bitcast<u32>(((_e998 * 32i) + _e1000))];
-                            r94_ = _e1006;
-                            let _e1009 = r94_;
-                            let _e1011 = r93_;
-                            r95_ = (_e1009 * _e1011);
-                            let _e1015 = acc_86_;
-                            let _e1017 = r95_;
-                            acc_86_ = (_e1015 + _e1017);
-                            let _e1023 = r83_;
-                            let _e1025 = k_90_;
-                            let _e1031 = tile3_A_tile[bitcast<u32>(((_e1023 * 32i) + _e1025))];
-                            r96_ = _e1031;
-                            let _e1034 = r96_;
-                            let _e1036 = r93_;
-                            r97_ = (_e1034 * _e1036);
-                            let _e1040 = acc_87_;
-                            let _e1042 = r97_;
-                            acc_87_ = (_e1040 + _e1042);
-                            let _e1048 = r84_;
-                            let _e1050 = k_90_;
-                            let _e1056 = tile3_A_tile[bitcast<u32>(((_e1048 * 32i) + _e1050))];
-                            r98_ = _e1056;
-                            let _e1059 = r98_;
-                            let _e1061 = r93_;
-                            r99_ = (_e1059 * _e1061);
-                            let _e1065 = acc_88_;
-                            let _e1067 = r99_;
-                            acc_88_ = (_e1065 + _e1067);
-                            let _e1073 = r85_;
-                            let _e1075 = k_90_;
-                            let _e1081 = tile3_A_tile[bitcast<u32>(((_e1073 * 32i) + _e1075))];
-                            r100_ = _e1081;
-                            let _e1084 = r100_;
-                            let _e1086 = r93_;
-                            r101_ = (_e1084 * _e1086);
-                            let _e1090 = acc_89_;
-                            let _e1092 = r101_;
-                            acc_89_ = (_e1090 + _e1092);
+                            let _e913 = k_90_;
+                            let _e915 = r80_;
+                            let _e921 = tile4_B_tile[bitcast<u32>(((_e913 * 32i) + _e915))];
+                            r93_ = _e921;
+                            let _e926 = r82_;
+                            let _e928 = k_90_;
+                            let _e934 = tile3_A_tile[bitcast<u32>(((_e926 * 32i) + _e928))];
+                            r94_ = _e934;
+                            let _e937 = r94_;
+                            let _e939 = r93_;
+                            r95_ = (_e937 * _e939);
+                            let _e943 = acc_86_;
+                            let _e945 = r95_;
+                            acc_86_ = (_e943 + _e945);
+                            let _e951 = r83_;
+                            let _e953 = k_90_;
+                            let _e959 = tile3_A_tile[bitcast<u32>(((_e951 * 32i) + _e953))];
+                            r96_ = _e959;
+                            let _e962 = r96_;
+                            let _e964 = r93_;
+                            r97_ = (_e962 * _e964);
+                            let _e968 = acc_87_;
+                            let _e970 = r97_;
+                            acc_87_ = (_e968 + _e970);
+                            let _e976 = r84_;
+                            let _e978 = k_90_;
+                            let _e984 = tile3_A_tile[bitcast<u32>(((_e976 * 32i) + _e978))];
+                            r98_ = _e984;
+                            let _e987 = r98_;
+                            let _e989 = r93_;
+                            r99_ = (_e987 * _e989);
+                            let _e993 = acc_88_;
+                            let _e995 = r99_;
+                            acc_88_ = (_e993 + _e995);
+                            let _e1001 = r85_;
+                            let _e1003 = k_90_;
+                            let _e1009 = tile3_A_tile[bitcast<u32>(((_e1001 * 32i) + _e1003))];
+                            r100_ = _e1009;
+                            let _e1012 = r100_;
+                            let _e1014 = r93_;
+                            r101_ = (_e1012 * _e1014);
+                            let _e1018 = acc_89_;
+                            let _e1020 = r101_;
+                            acc_89_ = (_e1018 + _e1020);
                         }
                         continuing {
-                            let _e1096 = k_90_;
-                            k_90_ = (_e1096 + 1i);
+                            let _e1024 = k_90_;
+                            k_90_ = (_e1024 + 1i);
                         }
                     }
-                    let _e1101 = left_136_;
-                    if !(_e1101) {
+                    let _e1029 = left_136_;
+                    if !(_e1029) {
                         loop_guard[0u] = 2147483655u;
                     }
-                    let _e1110 = r82_;
-                    let _e1112 = r80_;
-                    let _e1118 = tile2_acc[bitcast<u32>(((_e1110 * 32i) + _e1112))];
-                    r102_ = _e1118;
-                    let _e1121 = r102_;
-                    let _e1123 = acc_86_;
-                    r103_ = (_e1121 + _e1123);
-                    let _e1127 = r103_;
-                    let _e1131 = r82_;
-                    let _e1133 = r80_;
-                    tile2_acc[bitcast<u32>(((_e1131 * 32i) + _e1133))] = _e1127;
-                    let _e1142 = r83_;
-                    let _e1144 = r80_;
-                    let _e1150 = tile2_acc[bitcast<u32>(((_e1142 * 32i) + _e1144))];
-                    r104_ = _e1150;
-                    let _e1153 = r104_;
-                    let _e1155 = acc_87_;
-                    r105_ = (_e1153 + _e1155);
-                    let _e1159 = r105_;
-                    let _e1163 = r83_;
-                    let _e1165 = r80_;
-                    tile2_acc[bitcast<u32>(((_e1163 * 32i) + _e1165))] = _e1159;
-                    let _e1174 = r84_;
-                    let _e1176 = r80_;
-                    let _e1182 = tile2_acc[bitcast<u32>(((_e1174 * 32i) + _e1176))];
-                    r106_ = _e1182;
-                    let _e1185 = r106_;
-                    let _e1187 = acc_88_;
-                    r107_ = (_e1185 + _e1187);
-                    let _e1191 = r107_;
-                    let _e1195 = r84_;
-                    let _e1197 = r80_;
-                    tile2_acc[bitcast<u32>(((_e1195 * 32i) + _e1197))] = _e1191;
-                    let _e1206 = r85_;
-                    let _e1208 = r80_;
-                    let _e1214 = tile2_acc[bitcast<u32>(((_e1206 * 32i) + _e1208))];
-                    r108_ = _e1214;
-                    let _e1217 = r108_;
-                    let _e1219 = acc_89_;
-                    r109_ = (_e1217 + _e1219);
-                    let _e1223 = r109_;
-                    let _e1227 = r85_;
-                    let _e1229 = r80_;
-                    tile2_acc[bitcast<u32>(((_e1227 * 32i) + _e1229))] = _e1223;
+                    let _e1038 = r82_;
+                    let _e1040 = r80_;
+                    let _e1046 = tile2_acc[bitcast<u32>(((_e1038 * 32i) + _e1040))];
+                    r102_ = _e1046;
+                    let _e1049 = r102_;
+                    let _e1051 = acc_86_;
+                    r103_ = (_e1049 + _e1051);
+                    let _e1055 = r103_;
+                    let _e1059 = r82_;
+                    let _e1061 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1059 * 32i) + _e1061))] = _e1055;
+                    let _e1070 = r83_;
+                    let _e1072 = r80_;
+                    let _e1078 = tile2_acc[bitcast<u32>(((_e1070 * 32i) + _e1072))];
+                    r104_ = _e1078;
+                    let _e1081 = r104_;
+                    let _e1083 = acc_87_;
+                    r105_ = (_e1081 + _e1083);
+                    let _e1087 = r105_;
+                    let _e1091 = r83_;
+                    let _e1093 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1091 * 32i) + _e1093))] = _e1087;
+                    let _e1102 = r84_;
+                    let _e1104 = r80_;
+                    let _e1110 = tile2_acc[bitcast<u32>(((_e1102 * 32i) + _e1104))];
+                    r106_ = _e1110;
+                    let _e1113 = r106_;
+                    let _e1115 = acc_88_;
+                    r107_ = (_e1113 + _e1115);
+                    let _e1119 = r107_;
+                    let _e1123 = r84_;
+                    let _e1125 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1123 * 32i) + _e1125))] = _e1119;
+                    let _e1134 = r85_;
+                    let _e1136 = r80_;
+                    let _e1142 = tile2_acc[bitcast<u32>(((_e1134 * 32i) + _e1136))];
+                    r108_ = _e1142;
+                    let _e1145 = r108_;
+                    let _e1147 = acc_89_;
+                    r109_ = (_e1145 + _e1147);
+                    let _e1151 = r109_;
+                    let _e1155 = r85_;
+                    let _e1157 = r80_;
+                    tile2_acc[bitcast<u32>(((_e1155 * 32i) + _e1157))] = _e1151;
                 }
                 storageBarrier();
                 workgroupBarrier();
             }
             continuing {
-                let _e1236 = entry_128_;
+                let _e1164 = entry_128_;
                 continued_130_ = false;
-                let _e1240 = exited_123_;
-                let _e1242 = broken_129_;
-                let _e1244 = continued_130_;
-                active_122_ = (_e1236 && !((_e1240 || (_e1242 || _e1244))));
+                let _e1168 = exited_123_;
+                let _e1170 = broken_129_;
+                let _e1172 = continued_130_;
+                active_122_ = (_e1164 && !((_e1168 || (_e1170 || _e1172))));
                 {
-                    let _e1251 = active_122_;
-                    if _e1251 {
-                        let _e1253 = k_54_;
-                        k_54_ = (_e1253 + 32i);
+                    let _e1179 = active_122_;
+                    if _e1179 {
+                        let _e1181 = k_54_;
+                        k_54_ = (_e1181 + 32i);
                     }
                 }
             }
         }
-        let _e1258 = left_131_;
-        if !(_e1258) {
+        let _e1186 = left_131_;
+        if !(_e1186) {
             loop_guard[0u] = 2147483652u;
         }
-        let _e1265 = entry_128_;
-        let _e1267 = exited_123_;
-        active_122_ = (_e1265 && !(_e1267));
-        let _e1272 = active_122_;
-        if _e1272 {
+        let _e1193 = entry_128_;
+        let _e1195 = exited_123_;
+        active_122_ = (_e1193 && !(_e1195));
+        let _e1200 = active_122_;
+        if _e1200 {
             r110_ = 256i;
             e_111_ = i32(local_index);
             left_137_ = false;
             loop {
-                let _e1288 = trips_121_;
-                let _e1290 = (_e1288 + 1u);
-                trips_121_ = _e1290;
-                if (_e1290 > 4096u) {
-                    loop_guard[0u] = 8u;
-                    left_137_ = true;
-                    break;
-                }
                 {
-                    let _e1294 = e_111_;
-                    r112_ = (_e1294 < 1024i);
-                    let _e1299 = r112_;
-                    r113_ = !(_e1299);
-                    let _e1303 = r113_;
-                    if _e1303 {
+                    let _e1210 = e_111_;
+                    r112_ = (_e1210 < 1024i);
+                    let _e1215 = r112_;
+                    r113_ = !(_e1215);
+                    let _e1219 = r113_;
+                    if _e1219 {
                         left_137_ = true;
                         break;
                     }
-                    let _e1307 = e_111_;
-                    r114_ = (_e1307 / 32i);
-                    let _e1312 = r114_;
-                    r115_ = (_e1312 % 32i);
-                    let _e1317 = e_111_;
-                    r116_ = (_e1317 / 1i);
-                    let _e1322 = r116_;
-                    r117_ = (_e1322 % 32i);
-                    let _e1327 = r_2_;
-                    let _e1329 = r115_;
-                    r118_ = (_e1327 + _e1329);
-                    let _e1333 = c_5_;
-                    let _e1335 = r117_;
-                    r119_ = (_e1333 + _e1335);
-                    let _e1341 = r115_;
-                    let _e1343 = r117_;
-                    let _e1349 = tile2_acc[bitcast<u32>(((_e1341 * 32i) + _e1343))];
-                    r120_ = _e1349;
-                    let _e1352 = r120_;
-                    let _e1355 = params.M;
-                    let _e1358 = params.N;
-                    let _e1360 = r118_;
-                    let _e1365 = r119_;
-                    let _e1371 = r118_;
-                    let _e1373 = r119_;
-                    if ((bitcast<u32>(_e1360) < bitcast<u32>(_e1355)) && (bitcast<u32>(_e1365) < bitcast<u32>(_e1358))) {
-                        C[bitcast<u32>(((_e1371 * _e1358) + _e1373))] = _e1352;
+                    let _e1223 = e_111_;
+                    r114_ = (_e1223 / 32i);
+                    let _e1228 = r114_;
+                    r115_ = (_e1228 % 32i);
+                    let _e1233 = e_111_;
+                    r116_ = (_e1233 / 1i);
+                    let _e1238 = r116_;
+                    r117_ = (_e1238 % 32i);
+                    let _e1243 = r_2_;
+                    let _e1245 = r115_;
+                    r118_ = (_e1243 + _e1245);
+                    let _e1249 = c_5_;
+                    let _e1251 = r117_;
+                    r119_ = (_e1249 + _e1251);
+                    let _e1257 = r115_;
+                    let _e1259 = r117_;
+                    let _e1265 = tile2_acc[bitcast<u32>(((_e1257 * 32i) + _e1259))];
+                    r120_ = _e1265;
+                    let _e1268 = r120_;
+                    let _e1271 = params.M;
+                    let _e1274 = params.N;
+                    let _e1276 = r118_;
+                    let _e1281 = r119_;
+                    let _e1287 = r118_;
+                    let _e1289 = r119_;
+                    if ((bitcast<u32>(_e1276) < bitcast<u32>(_e1271)) && (bitcast<u32>(_e1281) < bitcast<u32>(_e1274))) {
+                        C[bitcast<u32>(((_e1287 * _e1274) + _e1289))] = _e1268;
                     }
                 }
                 continuing {
-                    let _e1380 = e_111_;
-                    let _e1382 = r110_;
-                    e_111_ = (_e1380 + _e1382);
+                    let _e1296 = e_111_;
+                    let _e1298 = r110_;
+                    e_111_ = (_e1296 + _e1298);
                 }
             }
-            let _e1386 = left_137_;
-            if !(_e1386) {
+            let _e1302 = left_137_;
+            if !(_e1302) {
                 loop_guard[0u] = 2147483656u;
             }
         }

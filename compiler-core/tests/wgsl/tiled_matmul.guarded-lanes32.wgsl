@@ -172,58 +172,50 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     e_7_ = i32(local_index);
     left_122_ = false;
     loop {
-        let _e40 = trips_121_;
-        let _e42 = (_e40 + 1u);
-        trips_121_ = _e42;
-        if (_e42 > 4096u) {
-            loop_guard[0u] = 1u;
-            left_122_ = true;
-            break;
-        }
         {
-            let _e46 = e_7_;
-            r8_ = (_e46 < 1024i);
-            let _e51 = r8_;
-            r9_ = !(_e51);
-            let _e55 = r9_;
-            if _e55 {
+            let _e34 = e_7_;
+            r8_ = (_e34 < 1024i);
+            let _e39 = r8_;
+            r9_ = !(_e39);
+            let _e43 = r9_;
+            if _e43 {
                 left_122_ = true;
                 break;
             }
-            let _e59 = e_7_;
-            r10_ = (_e59 / 32i);
-            let _e64 = r10_;
-            r11_ = (_e64 % 32i);
-            let _e69 = e_7_;
-            r12_ = (_e69 / 1i);
-            let _e74 = r12_;
-            r13_ = (_e74 % 32i);
-            let _e79 = r_2_;
-            let _e81 = r11_;
-            r14_ = (_e79 + _e81);
-            let _e86 = r13_;
-            r15_ = (0i + _e86);
-            let _e91 = params.M;
-            let _e94 = params.K;
-            let _e96 = r14_;
-            let _e101 = r15_;
-            let _e107 = r14_;
-            let _e109 = r15_;
-            let _e115 = A[bitcast<u32>(((_e107 * _e94) + _e109))];
-            r16_ = select(0f, _e115, ((bitcast<u32>(_e96) < bitcast<u32>(_e91)) && (bitcast<u32>(_e101) < bitcast<u32>(_e94))));
-            let _e120 = r16_;
-            let _e124 = r11_;
-            let _e126 = r13_;
-            tile0_A_tile[bitcast<u32>(((_e124 * 32i) + _e126))] = _e120;
+            let _e47 = e_7_;
+            r10_ = (_e47 / 32i);
+            let _e52 = r10_;
+            r11_ = (_e52 % 32i);
+            let _e57 = e_7_;
+            r12_ = (_e57 / 1i);
+            let _e62 = r12_;
+            r13_ = (_e62 % 32i);
+            let _e67 = r_2_;
+            let _e69 = r11_;
+            r14_ = (_e67 + _e69);
+            let _e74 = r13_;
+            r15_ = (0i + _e74);
+            let _e79 = params.M;
+            let _e82 = params.K;
+            let _e84 = r14_;
+            let _e89 = r15_;
+            let _e95 = r14_;
+            let _e97 = r15_;
+            let _e103 = A[bitcast<u32>(((_e95 * _e82) + _e97))];
+            r16_ = select(0f, _e103, ((bitcast<u32>(_e84) < bitcast<u32>(_e79)) && (bitcast<u32>(_e89) < bitcast<u32>(_e82))));
+            let _e108 = r16_;
+            let _e112 = r11_;
+            let _e114 = r13_;
+            tile0_A_tile[bitcast<u32>(((_e112 * 32i) + _e114))] = _e108;
         }
         continuing {
-            let _e133 = e_7_;
-            let _e135 = r6_;
-            e_7_ = (_e133 + _e135);
+            let _e121 = e_7_;
+            let _e123 = r6_;
+            e_7_ = (_e121 + _e123);
         }
     }
-    let _e139 = left_122_;
-    if !(_e139) {
+    let _e127 = left_122_;
+    if !(_e127) {
         loop_guard[0u] = 2147483649u;
     }
     storageBarrier();
@@ -232,75 +224,67 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     e_18_ = i32(local_index);
     left_123_ = false;
     loop {
-        let _e160 = trips_121_;
-        let _e162 = (_e160 + 1u);
-        trips_121_ = _e162;
-        if (_e162 > 4096u) {
-            loop_guard[0u] = 2u;
-            left_123_ = true;
-            break;
-        }
         {
-            let _e166 = e_18_;
-            r19_ = (_e166 < 1024i);
-            let _e171 = r19_;
-            r20_ = !(_e171);
-            let _e175 = r20_;
-            if _e175 {
+            let _e142 = e_18_;
+            r19_ = (_e142 < 1024i);
+            let _e147 = r19_;
+            r20_ = !(_e147);
+            let _e151 = r20_;
+            if _e151 {
                 left_123_ = true;
                 break;
             }
-            let _e179 = e_18_;
-            r21_ = (_e179 / 32i);
-            let _e184 = r21_;
-            r22_ = (_e184 % 32i);
-            let _e189 = e_18_;
-            r23_ = (_e189 / 1i);
-            let _e194 = r23_;
-            r24_ = (_e194 % 32i);
-            let _e200 = r22_;
-            r25_ = (0i + _e200);
-            let _e204 = c_5_;
-            let _e206 = r24_;
-            r26_ = (_e204 + _e206);
-            let _e211 = params.K;
-            let _e214 = params.N;
-            let _e216 = r25_;
-            let _e221 = r26_;
-            let _e227 = r25_;
-            let _e229 = r26_;
-            let _e235 = B[bitcast<u32>(((_e227 * _e214) + _e229))];
-            r27_ = select(0f, _e235, ((bitcast<u32>(_e216) < bitcast<u32>(_e211)) && (bitcast<u32>(_e221) < bitcast<u32>(_e214))));
-            let _e240 = r27_;
-            let _e244 = r22_;
-            let _e246 = r24_;
-            tile1_B_tile[bitcast<u32>(((_e244 * 32i) + _e246))] = _e240;
+            let _e155 = e_18_;
+            r21_ = (_e155 / 32i);
+            let _e160 = r21_;
+            r22_ = (_e160 % 32i);
+            let _e165 = e_18_;
+            r23_ = (_e165 / 1i);
+            let _e170 = r23_;
+            r24_ = (_e170 % 32i);
+            let _e176 = r22_;
+            r25_ = (0i + _e176);
+            let _e180 = c_5_;
+            let _e182 = r24_;
+            r26_ = (_e180 + _e182);
+            let _e187 = params.K;
+            let _e190 = params.N;
+            let _e192 = r25_;
+            let _e197 = r26_;
+            let _e203 = r25_;
+            let _e205 = r26_;
+            let _e211 = B[bitcast<u32>(((_e203 * _e190) + _e205))];
+            r27_ = select(0f, _e211, ((bitcast<u32>(_e192) < bitcast<u32>(_e187)) && (bitcast<u32>(_e197) < bitcast<u32>(_e190))));
+            let _e216 = r27_;
+            let _e220 = r22_;
+            let _e222 = r24_;
+            tile1_B_tile[bitcast<u32>(((_e220 * 32i) + _e222))] = _e216;
         }
         continuing {
-            let _e253 = e_18_;
-            let _e255 = r17_;
-            e_18_ = (_e253 + _e255);
+            let _e229 = e_18_;
+            let _e231 = r17_;
+            e_18_ = (_e229 + _e231);
         }
     }
-    let _e259 = left_123_;
-    if !(_e259) {
+    let _e235 = left_123_;
+    if !(_e235) {
         loop_guard[0u] = 2147483650u;
     }
     storageBarrier();
     workgroupBarrier();
     r28_ = i32(local_index);
-    let _e269 = r28_;
-    r29_ = (_e269 % 32i);
-    let _e274 = r28_;
-    r30_ = (_e274 / 32i);
-    let _e279 = r30_;
-    r31_ = (_e279 + 0i);
-    let _e284 = r30_;
-    r32_ = (_e284 + 8i);
-    let _e289 = r30_;
-    r33_ = (_e289 + 16i);
-    let _e294 = r30_;
-    r34_ = (_e294 + 24i);
+    let _e245 = r28_;
+    r29_ = (_e245 % 32i);
+    let _e250 = r28_;
+    r30_ = (_e250 / 32i);
+    let _e255 = r30_;
+    r31_ = (_e255 + 0i);
+    let _e260 = r30_;
+    r32_ = (_e260 + 8i);
+    let _e265 = r30_;
+    r33_ = (_e265 + 16i);
+    let _e270 = r30_;
+    r34_ = (_e270 + 24i);
     acc_35_ = 0f;
     acc_36_ = 0f;
     acc_37_ = 0f;
@@ -308,120 +292,112 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
     k_39_ = 0i;
     left_124_ = false;
     loop {
-        let _e318 = trips_121_;
-        let _e320 = (_e318 + 1u);
-        trips_121_ = _e320;
-        if (_e320 > 4096u) {
-            loop_guard[0u] = 3u;
-            left_124_ = true;
-            break;
-        }
         {
-            let _e324 = k_39_;
-            r40_ = (_e324 < 32i);
-            let _e329 = r40_;
-            r41_ = !(_e329);
-            let _e333 = r41_;
-            if _e333 {
+            let _e288 = k_39_;
+            r40_ = (_e288 < 32i);
+            let _e293 = r40_;
+            r41_ = !(_e293);
+            let _e297 = r41_;
+            if _e297 {
                 left_124_ = true;
                 break;
             }
-            let _e339 = k_39_;
-            let _e341 = r29_;
-            let _e347 = tile1_B_tile[bitcast<u32>(((_e339 * 32i) + _e341))];
-            r42_ = _e347;
-            let _e352 = r31_;
-            let _e354 = k_39_;
-            let _e360 = tile0_A_tile[bitcast<u32>(((_e352 * 32i) + _e354))];
-            r43_ = _e360;
-            let _e363 = r43_;
-            let _e365 = r42_;
-            r44_ = (_e363 * _e365);
-            let _e369 = acc_35_;
-            let _e371 = r44_;
-            acc_35_ = (_e369 + _e371);
-            let _e377 = r32_;
-            let _e379 = k_39_;
-            let _e385 = tile0_A_tile[bitcast<u32>(((_e377 * 32i) + _e379))];
-            r45_ = _e385;
-            let _e388 = r45_;
-            let _e390 = r42_;
-            r46_ = (_e388 * _e390);
-            let _e394 = acc_36_;
-            let _e396 = r46_;
-            acc_36_ = (_e394 + _e396);
-            let _e402 = r33_;
-            let _e404 = k_39_;
-            let _e410 = tile0_A_tile[bitcast<u32>(((_e402 * 32i) + _e404))];
-            r47_ = _e410;
-            let _e413 = r47_;
-            let _e415 = r42_;
-            r48_ = (_e413 * _e415);
-            let _e419 = acc_37_;
-            let _e421 = r48_;
-            acc_37_ = (_e419 + _e421);
-            let _e427 = r34_;
-            let _e429 = k_39_;
-            let _e435 = tile0_A_tile[bitcast<u32>(((_e427 * 32i) + _e429))];
-            r49_ = _e435;
-            let _e438 = r49_;
-            let _e440 = r42_;
-            r50_ = (_e438 * _e440);
-            let _e444 = acc_38_;
-            let _e446 = r50_;
-            acc_38_ = (_e444 + _e446);
+            let _e303 = k_39_;
+            let _e305 = r29_;
+            let _e311 = tile1_B_tile[bitcast<u32>(((_e303 * 32i) + _e305))];
+            r42_ = _e311;
+            let _e316 = r31_;
+            let _e318 = k_39_;
+            let _e324 = tile0_A_tile[bitcast<u32>(((_e316 * 32i) + _e318))];
+            r43_ = _e324;
+            let _e327 = r43_;
+            let _e329 = r42_;
+            r44_ = (_e327 * _e329);
+            let _e333 = acc_35_;
+            let _e335 = r44_;
+            acc_35_ = (_e333 + _e335);
+            let _e341 = r32_;
+            let _e343 = k_39_;
+            let _e349 = tile0_A_tile[bitcast<u32>(((_e341 * 32i) + _e343))];
+            r45_ = _e349;
+            let _e352 = r45_;
+            let _e354 = r42_;
+            r46_ = (_e352 * _e354);
+            let _e358 = acc_36_;
+            let _e360 = r46_;
+            acc_36_ = (_e358 + _e360);
+            let _e366 = r33_;
+            let _e368 = k_39_;
+            let _e374 = tile0_A_tile[bitcast<u32>(((_e366 * 32i) + _e368))];
+            r47_ = _e374;
+            let _e377 = r47_;
+            let _e379 = r42_;
+            r48_ = (_e377 * _e379);
+            let _e383 = acc_37_;
+            let _e385 = r48_;
+            acc_37_ = (_e383 + _e385);
+            let _e391 = r34_;
+            let _e393 = k_39_;
+            let _e399 = tile0_A_tile[bitcast<u32>(((_e391 * 32i) + _e393))];
+            r49_ = _e399;
+            let _e402 = r49_;
+            let _e404 = r42_;
+            r50_ = (_e402 * _e404);
+            let _e408 = acc_38_;
+            let _e410 = r50_;
+            acc_38_ = (_e408 + _e410);
         }
         continuing {
-            let _e450 = k_39_;
-            k_39_ = (_e450 + 1i);
+            let _e414 = k_39_;
+            k_39_ = (_e414 + 1i);
         }
     }
-    let _e455 = left_124_;
-    if !(_e455) {
+    let _e419 = left_124_;
+    if !(_e419) {
         loop_guard[0u] = 2147483651u;
     }
-    let _e462 = acc_35_;
-    let _e466 = r31_;
-    let _e468 = r29_;
-    tile2_acc[bitcast<u32>(((_e466 * 32i) + _e468))] = _e462;
-    let _e475 = acc_36_;
-    let _e479 = r32_;
-    let _e481 = r29_;
-    tile2_acc[bitcast<u32>(((_e479 * 32i) + _e481))] = _e475;
-    let _e488 = acc_37_;
-    let _e492 = r33_;
-    let _e494 = r29_;
-    tile2_acc[bitcast<u32>(((_e492 * 32i) + _e494))] = _e488;
-    let _e501 = acc_38_;
-    let _e505 = r34_;
-    let _e507 = r29_;
-    tile2_acc[bitcast<u32>(((_e505 * 32i) + _e507))] = _e501;
+    let _e426 = acc_35_;
+    let _e430 = r31_;
+    let _e432 = r29_;
+    tile2_acc[bitcast<u32>(((_e430 * 32i) + _e432))] = _e426;
+    let _e439 = acc_36_;
+    let _e443 = r32_;
+    let _e445 = r29_;
+    tile2_acc[bitcast<u32>(((_e443 * 32i) + _e445))] = _e439;
+    let _e452 = acc_37_;
+    let _e456 = r33_;
+    let _e458 = r29_;
+    tile2_acc[bitcast<u32>(((_e456 * 32i) + _e458))] = _e452;
+    let _e465 = acc_38_;
+    let _e469 = r34_;
+    let _e471 = r29_;
+    tile2_acc[bitcast<u32>(((_e469 * 32i) + _e471))] = _e465;
     storageBarrier();
     workgroupBarrier();
-    let _e515 = params.K;
-    r51_ = _e515;
-    let _e518 = r51_;
-    r52_ = _e518;
+    let _e479 = params.K;
+    r51_ = _e479;
+    let _e482 = r51_;
+    r52_ = _e482;
     r53_ = 32i;
     k_54_ = 32i;
     left_125_ = false;
     loop {
-        let _e535 = loop_trips_126_;
-        let _e537 = (_e535 + 1u);
-        loop_trips_126_ = _e537;
-        if (_e537 > 4096u) {
+        let _e499 = loop_trips_126_;
+        let _e501 = (_e499 + 1u);
+        loop_trips_126_ = _e501;
+        if (_e501 > 4096u) {
             loop_guard[0u] = 4u;
             left_125_ = true;
             break;
         }
         {
-            let _e541 = k_54_;
-            let _e543 = r52_;
-            r55_ = (_e541 < _e543);
-            let _e547 = r55_;
-            r56_ = !(_e547);
-            let _e551 = r56_;
-            if _e551 {
+            let _e505 = k_54_;
+            let _e507 = r52_;
+            r55_ = (_e505 < _e507);
+            let _e511 = r55_;
+            r56_ = !(_e511);
+            let _e515 = r56_;
+            if _e515 {
                 left_125_ = true;
                 break;
             }
@@ -431,59 +407,51 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             e_58_ = i32(local_index);
             left_127_ = false;
             loop {
-                let _e569 = trips_121_;
-                let _e571 = (_e569 + 1u);
-                trips_121_ = _e571;
-                if (_e571 > 4096u) {
-                    loop_guard[0u] = 5u;
-                    left_127_ = true;
-                    break;
-                }
                 {
-                    let _e575 = e_58_;
-                    r59_ = (_e575 < 1024i);
-                    let _e580 = r59_;
-                    r60_ = !(_e580);
-                    let _e584 = r60_;
-                    if _e584 {
+                    let _e527 = e_58_;
+                    r59_ = (_e527 < 1024i);
+                    let _e532 = r59_;
+                    r60_ = !(_e532);
+                    let _e536 = r60_;
+                    if _e536 {
                         left_127_ = true;
                         break;
                     }
-                    let _e588 = e_58_;
-                    r61_ = (_e588 / 32i);
-                    let _e593 = r61_;
-                    r62_ = (_e593 % 32i);
-                    let _e598 = e_58_;
-                    r63_ = (_e598 / 1i);
-                    let _e603 = r63_;
-                    r64_ = (_e603 % 32i);
-                    let _e608 = r_2_;
-                    let _e610 = r62_;
-                    r65_ = (_e608 + _e610);
-                    let _e614 = k_54_;
-                    let _e616 = r64_;
-                    r66_ = (_e614 + _e616);
-                    let _e621 = params.M;
-                    let _e624 = params.K;
-                    let _e626 = r65_;
-                    let _e631 = r66_;
-                    let _e637 = r65_;
-                    let _e639 = r66_;
-                    let _e645 = A[bitcast<u32>(((_e637 * _e624) + _e639))];
-                    r67_ = select(0f, _e645, ((bitcast<u32>(_e626) < bitcast<u32>(_e621)) && (bitcast<u32>(_e631) < bitcast<u32>(_e624))));
-                    let _e650 = r67_;
-                    let _e654 = r62_;
-                    let _e656 = r64_;
-                    tile3_A_tile[bitcast<u32>(((_e654 * 32i) + _e656))] = _e650;
+                    let _e540 = e_58_;
+                    r61_ = (_e540 / 32i);
+                    let _e545 = r61_;
+                    r62_ = (_e545 % 32i);
+                    let _e550 = e_58_;
+                    r63_ = (_e550 / 1i);
+                    let _e555 = r63_;
+                    r64_ = (_e555 % 32i);
+                    let _e560 = r_2_;
+                    let _e562 = r62_;
+                    r65_ = (_e560 + _e562);
+                    let _e566 = k_54_;
+                    let _e568 = r64_;
+                    r66_ = (_e566 + _e568);
+                    let _e573 = params.M;
+                    let _e576 = params.K;
+                    let _e578 = r65_;
+                    let _e583 = r66_;
+                    let _e589 = r65_;
+                    let _e591 = r66_;
+                    let _e597 = A[bitcast<u32>(((_e589 * _e576) + _e591))];
+                    r67_ = select(0f, _e597, ((bitcast<u32>(_e578) < bitcast<u32>(_e573)) && (bitcast<u32>(_e583) < bitcast<u32>(_e576))));
+                    let _e602 = r67_;
+                    let _e606 = r62_;
+                    let _e608 = r64_;
+                    tile3_A_tile[bitcast<u32>(((_e606 * 32i) + _e608))] = _e602;
                 }
                 continuing {
-                    let _e663 = e_58_;
-                    let _e665 = r57_;
-                    e_58_ = (_e663 + _e665);
+                    let _e615 = e_58_;
+                    let _e617 = r57_;
+                    e_58_ = (_e615 + _e617);
                 }
             }
-            let _e669 = left_127_;
-            if !(_e669) {
+            let _e621 = left_127_;
+            if !(_e621) {
                 loop_guard[0u] = 2147483653u;
             }
             storageBarrier();
@@ -492,76 +460,68 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             e_69_ = i32(local_index);
             left_128_ = false;
             loop {
-                let _e690 = trips_121_;
-                let _e692 = (_e690 + 1u);
-                trips_121_ = _e692;
-                if (_e692 > 4096u) {
-                    loop_guard[0u] = 6u;
-                    left_128_ = true;
-                    break;
-                }
                 {
-                    let _e696 = e_69_;
-                    r70_ = (_e696 < 1024i);
-                    let _e701 = r70_;
-                    r71_ = !(_e701);
-                    let _e705 = r71_;
-                    if _e705 {
+                    let _e636 = e_69_;
+                    r70_ = (_e636 < 1024i);
+                    let _e641 = r70_;
+                    r71_ = !(_e641);
+                    let _e645 = r71_;
+                    if _e645 {
                         left_128_ = true;
                         break;
                     }
-                    let _e709 = e_69_;
-                    r72_ = (_e709 / 32i);
-                    let _e714 = r72_;
-                    r73_ = (_e714 % 32i);
-                    let _e719 = e_69_;
-                    r74_ = (_e719 / 1i);
-                    let _e724 = r74_;
-                    r75_ = (_e724 % 32i);
-                    let _e729 = k_54_;
-                    let _e731 = r73_;
-                    r76_ = (_e729 + _e731);
-                    let _e735 = c_5_;
-                    let _e737 = r75_;
-                    r77_ = (_e735 + _e737);
-                    let _e742 = params.K;
-                    let _e745 = params.N;
-                    let _e747 = r76_;
-                    let _e752 = r77_;
-                    let _e758 = r76_;
-                    let _e760 = r77_;
-                    let _e766 = B[bitcast<u32>(((_e758 * _e745) + _e760))];
-                    r78_ = select(0f, _e766, ((bitcast<u32>(_e747) < bitcast<u32>(_e742)) && (bitcast<u32>(_e752) < bitcast<u32>(_e745))));
-                    let _e771 = r78_;
-                    let _e775 = r73_;
-                    let _e777 = r75_;
-                    tile4_B_tile[bitcast<u32>(((_e775 * 32i) + _e777))] = _e771;
+                    let _e649 = e_69_;
+                    r72_ = (_e649 / 32i);
+                    let _e654 = r72_;
+                    r73_ = (_e654 % 32i);
+                    let _e659 = e_69_;
+                    r74_ = (_e659 / 1i);
+                    let _e664 = r74_;
+                    r75_ = (_e664 % 32i);
+                    let _e669 = k_54_;
+                    let _e671 = r73_;
+                    r76_ = (_e669 + _e671);
+                    let _e675 = c_5_;
+                    let _e677 = r75_;
+                    r77_ = (_e675 + _e677);
+                    let _e682 = params.K;
+                    let _e685 = params.N;
+                    let _e687 = r76_;
+                    let _e692 = r77_;
+                    let _e698 = r76_;
+                    let _e700 = r77_;
+                    let _e706 = B[bitcast<u32>(((_e698 * _e685) + _e700))];
+                    r78_ = select(0f, _e706, ((bitcast<u32>(_e687) < bitcast<u32>(_e682)) && (bitcast<u32>(_e692) < bitcast<u32>(_e685))));
+                    let _e711 = r78_;
+                    let _e715 = r73_;
+                    let _e717 = r75_;
+                    tile4_B_tile[bitcast<u32>(((_e715 * 32i) + _e717))] = _e711;
                 }
                 continuing {
-                    let _e784 = e_69_;
-                    let _e786 = r68_;
-                    e_69_ = (_e784 + _e786);
+                    let _e724 = e_69_;
+                    let _e726 = r68_;
+                    e_69_ = (_e724 + _e726);
                 }
             }
-            let _e790 = left_128_;
-            if !(_e790) {
+            let _e730 = left_128_;
+            if !(_e730) {
                 loop_guard[0u] = 2147483654u;
             }
             storageBarrier();
             workgroupBarrier();
             r79_ = i32(local_index);
-            let _e800 = r79_;
-            r80_ = (_e800 % 32i);
-            let _e805 = r79_;
-            r81_ = (_e805 / 32i);
-            let _e810 = r81_;
-            r82_ = (_e810 + 0i);
-            let _e815 = r81_;
-            r83_ = (_e815 + 8i);
-            let _e820 = r81_;
-            r84_ = (_e820 + 16i);
-            let _e825 = r81_;
-            r85_ = (_e825 + 24i);
+            let _e740 = r79_;
+            r80_ = (_e740 % 32i);
+            let _e745 = r79_;
+            r81_ = (_e745 / 32i);
+            let _e750 = r81_;
+            r82_ = (_e750 + 0i);
+            let _e755 = r81_;
+            r83_ = (_e755 + 8i);
+            let _e760 = r81_;
+            r84_ = (_e760 + 16i);
+            let _e765 = r81_;
+            r85_ = (_e765 + 24i);
             acc_86_ = 0f;
             acc_87_ = 0f;
             acc_88_ = 0f;
@@ -569,193 +529,177 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             k_90_ = 0i;
             left_129_ = false;
             loop {
-                let _e849 = trips_121_;
-                let _e851 = (_e849 + 1u);
-                trips_121_ = _e851;
-                if (_e851 > 4096u) {
-                    loop_guard[0u] = 7u;
-                    left_129_ = true;
-                    break;
-                }
                 {
-                    let _e855 = k_90_;
-                    r91_ = (_e855 < 32i);
-                    let _e860 = r91_;
-                    r92_ = !(_e860);
-                    let _e864 = r92_;
-                    if _e864 {
+                    let _e783 = k_90_;
+                    r91_ = (_e783 < 32i);
+                    let _e788 = r91_;
+                    r92_ = !(_e788);
+                    let _e792 = r92_;
+                    if _e792 {
                         left_129_ = true;
                         break;
                     }
-                    let _e870 = k_90_;
-                    let _e872 = r80_;
-                    let _e878 = tile4_B_tile[bitcast<u32>(((_e870 * 32i) + _e872))];
-                    r93_ = _e878;
-                    let _e883 = r82_;
-                    let _e885 = k_90_;
-                    let _e891 = tile3_A_tile[bitcast<u32>(((_e883 * 32i) + _e885))];
-                    r94_ = _e891;
-                    let _e894 = r94_;
-                    let _e896 = r93_;
-                    r95_ = (_e894 * _e896);
-                    let _e900 = acc_86_;
-                    let _e902 = r95_;
-                    acc_86_ = (_e900 + _e902);
-                    let _e908 = r83_;
-                    let _e910 = k_90_;
-                    let _e916 = tile3_A_tile[bitcast<u32>(((_e908 * 32i) + _e910))];
-                    r96_ = _e916;
-                    let _e919 = r96_;
-                    let _e921 = r93_;
-                    r97_ = (_e919 * _e921);
-                    let _e925 = acc_87_;
-                    let _e927 = r97_;
-                    acc_87_ = (_e925 + _e927);
-                    let _e933 = r84_;
-                    let _e935 = k_90_;
-                    let _e941 = tile3_A_tile[bitcast<u32>(((_e933 * 32i) + _e935))];
-                    r98_ = _e941;
-                    let _e944 = r98_;
-                    let _e946 = r93_;
-                    r99_ = (_e944 * _e946);
-                    let _e950 = acc_88_;
-                    let _e952 = r99_;
-                    acc_88_ = (_e950 + _e952);
-                    let _e958 = r85_;
-                    let _e960 = k_90_;
-                    let _e966 = tile3_A_tile[bitcast<u32>(((_e958 * 32i) + _e960))];
-                    r100_ = _e966;
-                    let _e969 = r100_;
-                    let _e971 = r93_;
-                    r101_ = (_e969 * _e971);
-                    let _e975 = acc_89_;
-                    let _e977 = r101_;
-                    acc_89_ = (_e975 + _e977);
+                    let _e798 = k_90_;
+                    let _e800 = r80_;
+                    let _e806 = tile4_B_tile[bitcast<u32>(((_e798 * 32i) + _e800))];
+                    r93_ = _e806;
+                    let _e811 = r82_;
+                    let _e813 = k_90_;
+                    let _e819 = tile3_A_tile[bitcast<u32>(((_e811 * 32i) + _e813))];
+                    r94_ = _e819;
+                    let _e822 = r94_;
+                    let _e824 = r93_;
+                    r95_ = (_e822 * _e824);
+                    let _e828 = acc_86_;
+                    let _e830 = r95_;
+                    acc_86_ = (_e828 + _e830);
+                    let _e836 = r83_;
+                    let _e838 = k_90_;
+                    let _e844 = tile3_A_tile[bitcast<u32>(((_e836 * 32i) + _e838))];
+                    r96_ = _e844;
+                    let _e847 = r96_;
+                    let _e849 = r93_;
+                    r97_ = (_e847 * _e849);
+                    let _e853 = acc_87_;
+                    let _e855 = r97_;
+                    acc_87_ = (_e853 + _e855);
+                    let _e861 = r84_;
+                    let _e863 = k_90_;
+                    let _e869 = tile3_A_tile[bitcast<u32>(((_e861 * 32i) + _e863))];
+                    r98_ = _e869;
+                    let _e872 = r98_;
+                    let _e874 = r93_;
+                    r99_ = (_e872 * _e874);
+                    let _e878 = acc_88_;
+                    let _e880 = r99_;
+                    acc_88_ = (_e878 + _e880);
+                    let _e886 = r85_;
+                    let _e888 = k_90_;
+                    let _e894 = tile3_A_tile[bitcast<u32>(((_e886 * 32i) + _e888))];
+                    r100_ = _e894;
+                    let _e897 = r100_;
+                    let _e899 = r93_;
+                    r101_ = (_e897 * _e899);
+                    let _e903 = acc_89_;
+                    let _e905 = r101_;
+                    acc_89_ = (_e903 + _e905);
                 }
                 continuing {
-                    let _e981 = k_90_;
-                    k_90_ = (_e981 + 1i);
+                    let _e909 = k_90_;
+                    k_90_ = (_e909 + 1i);
                 }
             }
-            let _e986 = left_129_;
-            if !(_e986) {
+            let _e914 = left_129_;
+            if !(_e914) {
                 loop_guard[0u] = 2147483655u;
             }
-            let _e995 = r82_;
-            let _e997 = r80_;
-            let _e1003 = tile2_acc[bitcast<u32>(((_e995 * 32i) + _e997))];
-            r102_ = _e1003;
-            let _e1006 = r102_;
-            let _e1008 = acc_86_;
-            r103_ = (_e1006 + _e1008);
-            let _e1012 = r103_;
-            let _e1016 = r82_;
-            let _e1018 = r80_;
-            tile2_acc[bitcast<u32>(((_e1016 * 32i) + _e1018))] = _e1012;
-            let _e1027 = r83_;
-            let _e1029 = r80_;
-            let _e1035 = tile2_acc[bitcast<u32>(((_e1027 * 32i) + _e1029))];
-            r104_ = _e1035;
-            let _e1038 = r104_;
-            let _e1040 = acc_87_;
-            r105_ = (_e1038 + _e1040);
-            let _e1044 = r105_;
-            let _e1048 = r83_;
-            let _e1050 = r80_;
-            tile2_acc[bitcast<u32>(((_e1048 * 32i) + _e1050))] = _e1044;
-            let _e1059 = r84_;
-            let _e1061 = r80_;
-            let _e1067 = tile2_acc[bitcast<u32>(((_e1059 * 32i) + _e1061))];
-            r106_ = _e1067;
-            let _e1070 = r106_;
-            let _e1072 = acc_88_;
-            r107_ = (_e1070 + _e1072);
-            let _e1076 = r107_;
-            let _e1080 = r84_;
-            let _e1082 = r80_;
-            tile2_acc[bitcast<u32>(((_e1080 * 32i) + _e1082))] = _e1076;
-            let _e1091 = r85_;
-            let _e1093 = r80_;
-            let _e1099 = tile2_acc[bitcast<u32>(((_e1091 * 32i) + _e1093))];
-            r108_ = _e1099;
-            let _e1102 = r108_;
-            let _e1104 = acc_89_;
-            r109_ = (_e1102 + _e1104);
-            let _e1108 = r109_;
-            let _e1112 = r85_;
-            let _e1114 = r80_;
-            tile2_acc[bitcast<u32>(((_e1112 * 32i) + _e1114))] = _e1108;
+            let _e923 = r82_;
+            let _e925 = r80_;
+            let _e931 = tile2_acc[bitcast<u32>(((_e923 * 32i) + _e925))];
+            r102_ = _e931;
+            let _e934 = r102_;
+            let _e936 = acc_86_;
+            r103_ = (_e934 + _e936);
+            let _e940 = r103_;
+            let _e944 = r82_;
+            let _e946 = r80_;
+            tile2_acc[bitcast<u32>(((_e944 * 32i) + _e946))] = _e940;
+            let _e955 = r83_;
+            let _e957 = r80_;
+            let _e963 = tile2_acc[bitcast<u32>(((_e955 * 32i) + _e957))];
+            r104_ = _e963;
+            let _e966 = r104_;
+            let _e968 = acc_87_;
+            r105_ = (_e966 + _e968);
+            let _e972 = r105_;
+            let _e976 = r83_;
+            let _e978 = r80_;
+            tile2_acc[bitcast<u32>(((_e976 * 32i) + _e978))] = _e972;
+            let _e987 = r84_;
+            let _e989 = r80_;
+            let _e995 = tile2_acc[bitcast<u32>(((_e987 * 32i) + _e989))];
+            r106_ = _e995;
+            let _e998 = r106_;
+            let _e1000 = acc_88_;
+            r107_ = (_e998 + _e1000);
+            let _e1004 = r107_;
+            let _e1008 = r84_;
+            let _e1010 = r80_;
+            tile2_acc[bitcast<u32>(((_e1008 * 32i) + _e1010))] = _e1004;
+            let _e1019 = r85_;
+            let _e1021 = r80_;
+            let _e1027 = tile2_acc[bitcast<u32>(((_e1019 * 32i) + _e1021))];
+            r108_ = _e1027;
+            let _e1030 = r108_;
+            let _e1032 = acc_89_;
+            r109_ = (_e1030 + _e1032);
+            let _e1036 = r109_;
+            let _e1040 = r85_;
+            let _e1042 = r80_;
+            tile2_acc[bitcast<u32>(((_e1040 * 32i) + _e1042))] = _e1036;
             storageBarrier();
             workgroupBarrier();
         }
         continuing {
-            let _e1121 = k_54_;
-            k_54_ = (_e1121 + 32i);
+            let _e1049 = k_54_;
+            k_54_ = (_e1049 + 32i);
         }
     }
-    let _e1126 = left_125_;
-    if !(_e1126) {
+    let _e1054 = left_125_;
+    if !(_e1054) {
         loop_guard[0u] = 2147483652u;
     }
     r110_ = 256i;
     e_111_ = i32(local_index);
     left_130_ = false;
     loop {
-        let _e1147 = trips_121_;
-        let _e1149 = (_e1147 + 1u);
-        trips_121_ = _e1149;
-        if (_e1149 > 4096u) {
-            loop_guard[0u] = 8u;
-            left_130_ = true;
-            break;
-        }
         {
-            let _e1153 = e_111_;
-            r112_ = (_e1153 < 1024i);
-            let _e1158 = r112_;
-            r113_ = !(_e1158);
-            let _e1162 = r113_;
-            if _e1162 {
+            let _e1069 = e_111_;
+            r112_ = (_e1069 < 1024i);
+            let _e1074 = r112_;
+            r113_ = !(_e1074);
+            let _e1078 = r113_;
+            if _e1078 {
                 left_130_ = true;
                 break;
             }
-            let _e1166 = e_111_;
-            r114_ = (_e1166 / 32i);
-            let _e1171 = r114_;
-            r115_ = (_e1171 % 32i);
-            let _e1176 = e_111_;
-            r116_ = (_e1176 / 1i);
-            let _e1181 = r116_;
-            r117_ = (_e1181 % 32i);
-            let _e1186 = r_2_;
-            let _e1188 = r115_;
-            r118_ = (_e1186 + _e1188);
-            let _e1192 = c_5_;
-            let _e1194 = r117_;
-            r119_ = (_e1192 + _e1194);
-            let _e1200 = r115_;
-            let _e1202 = r117_;
-            let _e1208 = tile2_acc[bitcast<u32>(((_e1200 * 32i) + _e1202))];
-            r120_ = _e1208;
-            let _e1211 = r120_;
-            let _e1214 = params.M;
-            let _e1217 = params.N;
-            let _e1219 = r118_;
-            let _e1224 = r119_;
-            let _e1230 = r118_;
-            let _e1232 = r119_;
-            if ((bitcast<u32>(_e1219) < bitcast<u32>(_e1214)) && (bitcast<u32>(_e1224) < bitcast<u32>(_e1217))) {
-                C[bitcast<u32>(((_e1230 * _e1217) + _e1232))] = _e1211;
+            let _e1082 = e_111_;
+            r114_ = (_e1082 / 32i);
+            let _e1087 = r114_;
+            r115_ = (_e1087 % 32i);
+            let _e1092 = e_111_;
+            r116_ = (_e1092 / 1i);
+            let _e1097 = r116_;
+            r117_ = (_e1097 % 32i);
+            let _e1102 = r_2_;
+            let _e1104 = r115_;
+            r118_ = (_e1102 + _e1104);
+            let _e1108 = c_5_;
+            let _e1110 = r117_;
+            r119_ = (_e1108 + _e1110);
+            let _e1116 = r115_;
+            let _e1118 = r117_;
+            let _e1124 = tile2_acc[bitcast<u32>(((_e1116 * 32i) + _e1118))];
+            r120_ = _e1124;
+            let _e1127 = r120_;
+            let _e1130 = params.M;
+            let _e1133 = params.N;
+            let _e1135 = r118_;
+            let _e1140 = r119_;
+            let _e1146 = r118_;
+            let _e1148 = r119_;
+            if ((bitcast<u32>(_e1135) < bitcast<u32>(_e1130)) && (bitcast<u32>(_e1140) < bitcast<u32>(_e1133))) {
+                C[bitcast<u32>(((_e1146 * _e1133) + _e1148))] = _e1127;
             }
         }
         continuing {
-            let _e1239 = e_111_;
-            let _e1241 = r110_;
-            e_111_ = (_e1239 + _e1241);
+            let _e1155 = e_111_;
+            let _e1157 = r110_;
+            e_111_ = (_e1155 + _e1157);
         }
     }
-    let _e1245 = left_130_;
-    if !(_e1245) {
+    let _e1161 = left_130_;
+    if !(_e1161) {
         loop_guard[0u] = 2147483656u;
     }
     storageBarrier();

@@ -89,151 +89,135 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
             e_7_ = i32(local_index);
             left_42_ = false;
             loop {
-                let _e48 = trips_38_;
-                let _e50 = (_e48 + 1u);
-                trips_38_ = _e50;
-                if (_e50 > 4096u) {
-                    loop_guard[0u] = 1u;
-                    left_42_ = true;
-                    break;
-                }
                 {
-                    let _e54 = e_7_;
-                    r8_ = (_e54 < 1024i);
-                    let _e59 = r8_;
-                    r9_ = !(_e59);
-                    let _e63 = r9_;
-                    if _e63 {
+                    let _e42 = e_7_;
+                    r8_ = (_e42 < 1024i);
+                    let _e47 = r8_;
+                    r9_ = !(_e47);
+                    let _e51 = r9_;
+                    if _e51 {
                         left_42_ = true;
                         break;
                     }
-                    let _e67 = e_7_;
-                    r10_ = (_e67 / 32i);
-                    let _e72 = r10_;
-                    r11_ = (_e72 % 32i);
-                    let _e77 = e_7_;
-                    r12_ = (_e77 / 1i);
-                    let _e82 = r12_;
-                    r13_ = (_e82 % 32i);
-                    let _e87 = r_2_;
-                    let _e89 = r11_;
-                    r14_ = (_e87 + _e89);
-                    let _e93 = c_5_;
-                    let _e95 = r13_;
-                    r15_ = (_e93 + _e95);
-                    let _e100 = params.R;
-                    let _e103 = params.C;
-                    let _e105 = r14_;
-                    let _e110 = r15_;
-                    let _e116 = r14_;
-                    let _e118 = r15_;
-                    let _e124 = In[bitcast<u32>(((_e116 * _e103) + _e118))];
-                    r16_ = select(0f, _e124, ((bitcast<u32>(_e105) < bitcast<u32>(_e100)) && (bitcast<u32>(_e110) < bitcast<u32>(_e103))));
-                    let _e129 = r16_;
-                    let _e133 = r11_;
-                    let _e135 = r13_;
-                    tile0_t[bitcast<u32>(((_e133 * 33i) + _e135))] = _e129;
+                    let _e55 = e_7_;
+                    r10_ = (_e55 / 32i);
+                    let _e60 = r10_;
+                    r11_ = (_e60 % 32i);
+                    let _e65 = e_7_;
+                    r12_ = (_e65 / 1i);
+                    let _e70 = r12_;
+                    r13_ = (_e70 % 32i);
+                    let _e75 = r_2_;
+                    let _e77 = r11_;
+                    r14_ = (_e75 + _e77);
+                    let _e81 = c_5_;
+                    let _e83 = r13_;
+                    r15_ = (_e81 + _e83);
+                    let _e88 = params.R;
+                    let _e91 = params.C;
+                    let _e93 = r14_;
+                    let _e98 = r15_;
+                    let _e104 = r14_;
+                    let _e106 = r15_;
+                    let _e112 = In[bitcast<u32>(((_e104 * _e91) + _e106))];
+                    r16_ = select(0f, _e112, ((bitcast<u32>(_e93) < bitcast<u32>(_e88)) && (bitcast<u32>(_e98) < bitcast<u32>(_e91))));
+                    let _e117 = r16_;
+                    let _e121 = r11_;
+                    let _e123 = r13_;
+                    tile0_t[bitcast<u32>(((_e121 * 33i) + _e123))] = _e117;
                 }
                 continuing {
-                    let _e142 = e_7_;
-                    let _e144 = r6_;
-                    e_7_ = (_e142 + _e144);
+                    let _e130 = e_7_;
+                    let _e132 = r6_;
+                    e_7_ = (_e130 + _e132);
                 }
             }
-            let _e148 = left_42_;
-            if !(_e148) {
+            let _e136 = left_42_;
+            if !(_e136) {
                 loop_guard[0u] = 2147483649u;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        let _e155 = active_39_;
-        if _e155 {
+        let _e143 = active_39_;
+        if _e143 {
             r17_ = i32(local_index);
             r18_ = 256i;
             r19_ = 1024i;
-            let _e164 = r18_;
-            r20_ = _e164;
-            let _e167 = r17_;
-            e_21_ = _e167;
+            let _e152 = r18_;
+            r20_ = _e152;
+            let _e155 = r17_;
+            e_21_ = _e155;
             left_43_ = false;
             loop {
-                let _e179 = trips_38_;
-                let _e181 = (_e179 + 1u);
-                trips_38_ = _e181;
-                if (_e181 > 4096u) {
-                    loop_guard[0u] = 2u;
-                    left_43_ = true;
-                    break;
-                }
                 {
-                    let _e185 = e_21_;
-                    r22_ = (_e185 < 1024i);
-                    let _e190 = r22_;
-                    r23_ = !(_e190);
-                    let _e194 = r23_;
-                    if _e194 {
+                    let _e161 = e_21_;
+                    r22_ = (_e161 < 1024i);
+                    let _e166 = r22_;
+                    r23_ = !(_e166);
+                    let _e170 = r23_;
+                    if _e170 {
                         left_43_ = true;
                         break;
                     }
-                    let _e198 = e_21_;
-                    r24_ = (_e198 / 32i);
-                    let _e203 = r24_;
-                    i_25_ = _e203;
-                    let _e206 = e_21_;
-                    r26_ = (_e206 % 32i);
-                    let _e211 = r26_;
-                    j_27_ = _e211;
-                    let _e214 = c_5_;
-                    let _e216 = i_25_;
-                    r28_ = (_e214 + _e216);
-                    let _e221 = params.C;
-                    r29_ = _e221;
-                    let _e224 = r28_;
-                    let _e226 = r29_;
-                    r30_ = (_e224 < _e226);
-                    let _e230 = r30_;
-                    r31_ = _e230;
-                    let _e233 = r31_;
-                    if _e233 {
-                        let _e235 = r_2_;
-                        let _e237 = j_27_;
-                        r32_ = (_e235 + _e237);
-                        let _e242 = params.R;
-                        r33_ = _e242;
-                        let _e245 = r32_;
-                        let _e247 = r33_;
-                        r34_ = (_e245 < _e247);
-                        let _e251 = r34_;
-                        r31_ = _e251;
+                    let _e174 = e_21_;
+                    r24_ = (_e174 / 32i);
+                    let _e179 = r24_;
+                    i_25_ = _e179;
+                    let _e182 = e_21_;
+                    r26_ = (_e182 % 32i);
+                    let _e187 = r26_;
+                    j_27_ = _e187;
+                    let _e190 = c_5_;
+                    let _e192 = i_25_;
+                    r28_ = (_e190 + _e192);
+                    let _e197 = params.C;
+                    r29_ = _e197;
+                    let _e200 = r28_;
+                    let _e202 = r29_;
+                    r30_ = (_e200 < _e202);
+                    let _e206 = r30_;
+                    r31_ = _e206;
+                    let _e209 = r31_;
+                    if _e209 {
+                        let _e211 = r_2_;
+                        let _e213 = j_27_;
+                        r32_ = (_e211 + _e213);
+                        let _e218 = params.R;
+                        r33_ = _e218;
+                        let _e221 = r32_;
+                        let _e223 = r33_;
+                        r34_ = (_e221 < _e223);
+                        let _e227 = r34_;
+                        r31_ = _e227;
                     }
-                    let _e254 = r31_;
-                    if _e254 {
-                        let _e256 = c_5_;
-                        let _e258 = i_25_;
-                        r35_ = (_e256 + _e258);
-                        let _e262 = r_2_;
-                        let _e264 = j_27_;
-                        r36_ = (_e262 + _e264);
-                        let _e270 = j_27_;
-                        let _e272 = i_25_;
-                        let _e278 = tile0_t[bitcast<u32>(((_e270 * 33i) + _e272))];
-                        r37_ = _e278;
-                        let _e281 = r37_;
-                        let _e287 = params.R;
-                        let _e289 = r35_;
-                        let _e291 = r36_;
-                        Out[bitcast<u32>(((_e289 * _e287) + _e291))] = _e281;
+                    let _e230 = r31_;
+                    if _e230 {
+                        let _e232 = c_5_;
+                        let _e234 = i_25_;
+                        r35_ = (_e232 + _e234);
+                        let _e238 = r_2_;
+                        let _e240 = j_27_;
+                        r36_ = (_e238 + _e240);
+                        let _e246 = j_27_;
+                        let _e248 = i_25_;
+                        let _e254 = tile0_t[bitcast<u32>(((_e246 * 33i) + _e248))];
+                        r37_ = _e254;
+                        let _e257 = r37_;
+                        let _e263 = params.R;
+                        let _e265 = r35_;
+                        let _e267 = r36_;
+                        Out[bitcast<u32>(((_e265 * _e263) + _e267))] = _e257;
                     }
                 }
                 continuing {
-                    let _e298 = e_21_;
-                    let _e300 = r20_;
-                    e_21_ = (_e298 + _e300);
+                    let _e274 = e_21_;
+                    let _e276 = r20_;
+                    e_21_ = (_e274 + _e276);
                 }
             }
-            let _e304 = left_43_;
-            if !(_e304) {
+            let _e280 = left_43_;
+            if !(_e280) {
                 loop_guard[0u] = 2147483650u;
             }
         }

@@ -75,59 +75,51 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
     e_7_ = i32(local_index);
     left_39_ = false;
     loop {
-        let _e40 = trips_38_;
-        let _e42 = (_e40 + 1u);
-        trips_38_ = _e42;
-        if (_e42 > 4096u) {
-            loop_guard[0u] = 1u;
-            left_39_ = true;
-            break;
-        }
         {
-            let _e46 = e_7_;
-            r8_ = (_e46 < 1024i);
-            let _e51 = r8_;
-            r9_ = !(_e51);
-            let _e55 = r9_;
-            if _e55 {
+            let _e34 = e_7_;
+            r8_ = (_e34 < 1024i);
+            let _e39 = r8_;
+            r9_ = !(_e39);
+            let _e43 = r9_;
+            if _e43 {
                 left_39_ = true;
                 break;
             }
-            let _e59 = e_7_;
-            r10_ = (_e59 / 32i);
-            let _e64 = r10_;
-            r11_ = (_e64 % 32i);
-            let _e69 = e_7_;
-            r12_ = (_e69 / 1i);
-            let _e74 = r12_;
-            r13_ = (_e74 % 32i);
-            let _e79 = r_2_;
-            let _e81 = r11_;
-            r14_ = (_e79 + _e81);
-            let _e85 = c_5_;
-            let _e87 = r13_;
-            r15_ = (_e85 + _e87);
-            let _e92 = params.R;
-            let _e95 = params.C;
-            let _e97 = r14_;
-            let _e102 = r15_;
-            let _e108 = r14_;
-            let _e110 = r15_;
-            let _e116 = In[bitcast<u32>(((_e108 * _e95) + _e110))];
-            r16_ = select(0f, _e116, ((bitcast<u32>(_e97) < bitcast<u32>(_e92)) && (bitcast<u32>(_e102) < bitcast<u32>(_e95))));
-            let _e121 = r16_;
-            let _e125 = r11_;
-            let _e127 = r13_;
-            tile0_t[bitcast<u32>(((_e125 * 33i) + _e127))] = _e121;
+            let _e47 = e_7_;
+            r10_ = (_e47 / 32i);
+            let _e52 = r10_;
+            r11_ = (_e52 % 32i);
+            let _e57 = e_7_;
+            r12_ = (_e57 / 1i);
+            let _e62 = r12_;
+            r13_ = (_e62 % 32i);
+            let _e67 = r_2_;
+            let _e69 = r11_;
+            r14_ = (_e67 + _e69);
+            let _e73 = c_5_;
+            let _e75 = r13_;
+            r15_ = (_e73 + _e75);
+            let _e80 = params.R;
+            let _e83 = params.C;
+            let _e85 = r14_;
+            let _e90 = r15_;
+            let _e96 = r14_;
+            let _e98 = r15_;
+            let _e104 = In[bitcast<u32>(((_e96 * _e83) + _e98))];
+            r16_ = select(0f, _e104, ((bitcast<u32>(_e85) < bitcast<u32>(_e80)) && (bitcast<u32>(_e90) < bitcast<u32>(_e83))));
+            let _e109 = r16_;
+            let _e113 = r11_;
+            let _e115 = r13_;
+            tile0_t[bitcast<u32>(((_e113 * 33i) + _e115))] = _e109;
         }
         continuing {
-            let _e134 = e_7_;
-            let _e136 = r6_;
-            e_7_ = (_e134 + _e136);
+            let _e122 = e_7_;
+            let _e124 = r6_;
+            e_7_ = (_e122 + _e124);
         }
     }
-    let _e140 = left_39_;
-    if !(_e140) {
+    let _e128 = left_39_;
+    if !(_e128) {
         loop_guard[0u] = 2147483649u;
     }
     storageBarrier();
@@ -135,88 +127,80 @@ fn tessera_tiled_transpose(@builtin(local_invocation_index) local_index: u32, @b
     r17_ = i32(local_index);
     r18_ = 256i;
     r19_ = 1024i;
-    let _e154 = r18_;
-    r20_ = _e154;
-    let _e157 = r17_;
-    e_21_ = _e157;
+    let _e142 = r18_;
+    r20_ = _e142;
+    let _e145 = r17_;
+    e_21_ = _e145;
     left_40_ = false;
     loop {
-        let _e169 = trips_38_;
-        let _e171 = (_e169 + 1u);
-        trips_38_ = _e171;
-        if (_e171 > 4096u) {
-            loop_guard[0u] = 2u;
-            left_40_ = true;
-            break;
-        }
         {
-            let _e175 = e_21_;
-            r22_ = (_e175 < 1024i);
-            let _e180 = r22_;
-            r23_ = !(_e180);
-            let _e184 = r23_;
-            if _e184 {
+            let _e151 = e_21_;
+            r22_ = (_e151 < 1024i);
+            let _e156 = r22_;
+            r23_ = !(_e156);
+            let _e160 = r23_;
+            if _e160 {
                 left_40_ = true;
                 break;
             }
-            let _e188 = e_21_;
-            r24_ = (_e188 / 32i);
-            let _e193 = r24_;
-            i_25_ = _e193;
-            let _e196 = e_21_;
-            r26_ = (_e196 % 32i);
-            let _e201 = r26_;
-            j_27_ = _e201;
-            let _e204 = c_5_;
-            let _e206 = i_25_;
-            r28_ = (_e204 + _e206);
-            let _e211 = params.C;
-            r29_ = _e211;
-            let _e214 = r28_;
-            let _e216 = r29_;
-            r30_ = (_e214 < _e216);
-            let _e220 = r30_;
-            r31_ = _e220;
-            let _e223 = r31_;
-            if _e223 {
-                let _e225 = r_2_;
-                let _e227 = j_27_;
-                r32_ = (_e225 + _e227);
-                let _e232 = params.R;
-                r33_ = _e232;
-                let _e235 = r32_;
-                let _e237 = r33_;
-                r34_ = (_e235 < _e237);
-                let _e241 = r34_;
-                r31_ = _e241;
+            let _e164 = e_21_;
+            r24_ = (_e164 / 32i);
+            let _e169 = r24_;
+            i_25_ = _e169;
+            let _e172 = e_21_;
+            r26_ = (_e172 % 32i);
+            let _e177 = r26_;
+            j_27_ = _e177;
+            let _e180 = c_5_;
+            let _e182 = i_25_;
+            r28_ = (_e180 + _e182);
+            let _e187 = params.C;
+            r29_ = _e187;
+            let _e190 = r28_;
+            let _e192 = r29_;
+            r30_ = (_e190 < _e192);
+            let _e196 = r30_;
+            r31_ = _e196;
+            let _e199 = r31_;
+            if _e199 {
+                let _e201 = r_2_;
+                let _e203 = j_27_;
+                r32_ = (_e201 + _e203);
+                let _e208 = params.R;
+                r33_ = _e208;
+                let _e211 = r32_;
+                let _e213 = r33_;
+                r34_ = (_e211 < _e213);
+                let _e217 = r34_;
+                r31_ = _e217;
             }
-            let _e244 = r31_;
-            if _e244 {
-                let _e246 = c_5_;
-                let _e248 = i_25_;
-                r35_ = (_e246 + _e248);
-                let _e252 = r_2_;
-                let _e254 = j_27_;
-                r36_ = (_e252 + _e254);
-                let _e260 = j_27_;
-                let _e262 = i_25_;
-                let _e268 = tile0_t[bitcast<u32>(((_e260 * 33i) + _e262))];
-                r37_ = _e268;
-                let _e271 = r37_;
-                let _e277 = params.R;
-                let _e279 = r35_;
-                let _e281 = r36_;
-                Out[bitcast<u32>(((_e279 * _e277) + _e281))] = _e271;
+            let _e220 = r31_;
+            if _e220 {
+                let _e222 = c_5_;
+                let _e224 = i_25_;
+                r35_ = (_e222 + _e224);
+                let _e228 = r_2_;
+                let _e230 = j_27_;
+                r36_ = (_e228 + _e230);
+                let _e236 = j_27_;
+                let _e238 = i_25_;
+                let _e244 = tile0_t[bitcast<u32>(((_e236 * 33i) + _e238))];
+                r37_ = _e244;
+                let _e247 = r37_;
+                let _e253 = params.R;
+                let _e255 = r35_;
+                let _e257 = r36_;
+                Out[bitcast<u32>(((_e255 * _e253) + _e257))] = _e247;
             }
         }
         continuing {
-            let _e288 = e_21_;
-            let _e290 = r20_;
-            e_21_ = (_e288 + _e290);
+            let _e264 = e_21_;
+            let _e266 = r20_;
+            e_21_ = (_e264 + _e266);
         }
     }
-    let _e294 = left_40_;
-    if !(_e294) {
+    let _e270 = left_40_;
+    if !(_e270) {
         loop_guard[0u] = 2147483650u;
     }
 }
