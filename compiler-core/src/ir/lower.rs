@@ -71,6 +71,7 @@ impl Lowering {
             shared: Vec::new(),
             locals: Vec::new(),
             indexed_tiles: Vec::new(),
+            named_tiles: Vec::new(),
             matrix: None,
             dims: Vec::new(),
             derived: Vec::new(),
@@ -160,6 +161,7 @@ impl Lowering {
 
     fn finish(self, kernel: &ast::Kernel) -> Kernel {
         let indexed = self.indexed_tiles;
+        let named = self.named_tiles;
         let mut lowered = Kernel {
             name: kernel.name.name.clone(),
             threads: self.threads,
@@ -175,6 +177,7 @@ impl Lowering {
             matrix: self.matrix,
         };
         super::tiles::pad_tiles(&mut lowered, &indexed);
+        super::reuse::reuse_tiles(&mut lowered, &named);
         super::arrays::mark_registers(&mut lowered);
         super::half::explicit_rounding(&mut lowered);
         lowered

@@ -30,6 +30,8 @@ pub(super) struct Lowering {
     pub(super) locals: Vec<LocalArray>,
     /// The tiles the source reads or writes by element (`t[i, j]`), which padding may help.
     pub(super) indexed_tiles: Vec<bool>,
+    /// The tiles bound to a name (`reuse.rs` merges only the others).
+    pub(super) named_tiles: Vec<bool>,
     /// The first matrix operation lowered (`Kernel::matrix`).
     pub(super) matrix: Option<Span>,
     pub(super) dims: Vec<String>,
@@ -124,6 +126,12 @@ impl Lowering {
     }
 
     pub(super) fn bind(&mut self, name: &str, binding: Binding) {
+        if let Binding::Tile(array) = binding {
+            if self.named_tiles.len() <= array {
+                self.named_tiles.resize(array + 1, false);
+            }
+            self.named_tiles[array] = true;
+        }
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name.to_owned(), binding);
         }

@@ -24,6 +24,7 @@ mod lowering;
 pub mod matrix;
 mod print;
 mod program;
+mod reuse;
 mod size;
 mod tensor_tiles;
 mod tiles;

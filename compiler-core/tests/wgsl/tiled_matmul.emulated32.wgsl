@@ -18,8 +18,6 @@ var<uniform> params: Params;
 var<workgroup> tile0_A_tile: array<f32, 1024>;
 var<workgroup> tile1_B_tile: array<f32, 1024>;
 var<workgroup> tile2_acc: array<f32, 1024>;
-var<workgroup> tile3_A_tile: array<f32, 1024>;
-var<workgroup> tile4_B_tile: array<f32, 1024>;
 var<workgroup> lane_values: array<u32, 256>;
 var<workgroup> lane_spare: array<u32, 256>;
 var<workgroup> lane_active: array<u32, 256>;
@@ -474,7 +472,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                         let _e650 = r67_;
                         let _e654 = r62_;
                         let _e656 = r64_;
-                        tile3_A_tile[bitcast<u32>(((_e654 * 32i) + _e656))] = _e650;
+                        tile0_A_tile[bitcast<u32>(((_e654 * 32i) + _e656))] = _e650;
                         continuing {
                             let _e663 = e_58_;
                             let _e665 = r57_;
@@ -522,7 +520,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                         let _e749 = r78_;
                         let _e753 = r73_;
                         let _e755 = r75_;
-                        tile4_B_tile[bitcast<u32>(((_e753 * 32i) + _e755))] = _e749;
+                        tile1_B_tile[bitcast<u32>(((_e753 * 32i) + _e755))] = _e749;
                         continuing {
                             let _e762 = e_69_;
                             let _e764 = r68_;
@@ -563,11 +561,11 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                         }
                         let _e826 = k_90_;
                         let _e828 = r80_;
-                        let _e834 = tile4_B_tile[bitcast<u32>(((_e826 * 32i) + _e828))];
+                        let _e834 = tile1_B_tile[bitcast<u32>(((_e826 * 32i) + _e828))];
                         r93_ = _e834;
                         let _e839 = r82_;
                         let _e841 = k_90_;
-                        let _e847 = tile3_A_tile[bitcast<u32>(((_e839 * 32i) + _e841))];
+                        let _e847 = tile0_A_tile[bitcast<u32>(((_e839 * 32i) + _e841))];
                         r94_ = _e847;
                         let _e850 = r94_;
                         let _e852 = r93_;
@@ -577,7 +575,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                         acc_86_ = (_e856 + _e858);
                         let _e864 = r83_;
                         let _e866 = k_90_;
-                        let _e872 = tile3_A_tile[bitcast<u32>(((_e864 * 32i) + _e866))];
+                        let _e872 = tile0_A_tile[bitcast<u32>(((_e864 * 32i) + _e866))];
                         r96_ = _e872;
                         let _e875 = r96_;
                         let _e877 = r93_;
@@ -587,7 +585,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                         acc_87_ = (_e881 + _e883);
                         let _e889 = r84_;
                         let _e891 = k_90_;
-                        let _e897 = tile3_A_tile[bitcast<u32>(((_e889 * 32i) + _e891))];
+                        let _e897 = tile0_A_tile[bitcast<u32>(((_e889 * 32i) + _e891))];
                         r98_ = _e897;
                         let _e900 = r98_;
                         let _e902 = r93_;
@@ -597,7 +595,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                         acc_88_ = (_e906 + _e908);
                         let _e914 = r85_;
                         let _e916 = k_90_;
-                        let _e922 = tile3_A_tile[bitcast<u32>(((_e914 * 32i) + _e916))];
+                        let _e922 = tile0_A_tile[bitcast<u32>(((_e914 * 32i) + _e916))];
                         r100_ = _e922;
                         let _e925 = r100_;
                         let _e927 = r93_;

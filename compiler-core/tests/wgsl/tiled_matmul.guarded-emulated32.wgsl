@@ -19,8 +19,6 @@ var<uniform> params: Params;
 var<workgroup> tile0_A_tile: array<f32, 1024>;
 var<workgroup> tile1_B_tile: array<f32, 1024>;
 var<workgroup> tile2_acc: array<f32, 1024>;
-var<workgroup> tile3_A_tile: array<f32, 1024>;
-var<workgroup> tile4_B_tile: array<f32, 1024>;
 @group(0) @binding(4) 
 var<storage, read_write> loop_guard: array<u32>;
 var<workgroup> lane_values: array<u32, 256>;
@@ -526,7 +524,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                             let _e713 = r67_;
                             let _e717 = r62_;
                             let _e719 = r64_;
-                            tile3_A_tile[bitcast<u32>(((_e717 * 32i) + _e719))] = _e713;
+                            tile0_A_tile[bitcast<u32>(((_e717 * 32i) + _e719))] = _e713;
                         }
                         continuing {
                             let _e726 = e_58_;
@@ -582,7 +580,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                             let _e824 = r78_;
                             let _e828 = r73_;
                             let _e830 = r75_;
-                            tile4_B_tile[bitcast<u32>(((_e828 * 32i) + _e830))] = _e824;
+                            tile1_B_tile[bitcast<u32>(((_e828 * 32i) + _e830))] = _e824;
                         }
                         continuing {
                             let _e837 = e_69_;
@@ -631,11 +629,11 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                             }
                             let _e913 = k_90_;
                             let _e915 = r80_;
-                            let _e921 = tile4_B_tile[bitcast<u32>(((_e913 * 32i) + _e915))];
+                            let _e921 = tile1_B_tile[bitcast<u32>(((_e913 * 32i) + _e915))];
                             r93_ = _e921;
                             let _e926 = r82_;
                             let _e928 = k_90_;
-                            let _e934 = tile3_A_tile[bitcast<u32>(((_e926 * 32i) + _e928))];
+                            let _e934 = tile0_A_tile[bitcast<u32>(((_e926 * 32i) + _e928))];
                             r94_ = _e934;
                             let _e937 = r94_;
                             let _e939 = r93_;
@@ -645,7 +643,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                             acc_86_ = (_e943 + _e945);
                             let _e951 = r83_;
                             let _e953 = k_90_;
-                            let _e959 = tile3_A_tile[bitcast<u32>(((_e951 * 32i) + _e953))];
+                            let _e959 = tile0_A_tile[bitcast<u32>(((_e951 * 32i) + _e953))];
                             r96_ = _e959;
                             let _e962 = r96_;
                             let _e964 = r93_;
@@ -655,7 +653,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                             acc_87_ = (_e968 + _e970);
                             let _e976 = r84_;
                             let _e978 = k_90_;
-                            let _e984 = tile3_A_tile[bitcast<u32>(((_e976 * 32i) + _e978))];
+                            let _e984 = tile0_A_tile[bitcast<u32>(((_e976 * 32i) + _e978))];
                             r98_ = _e984;
                             let _e987 = r98_;
                             let _e989 = r93_;
@@ -665,7 +663,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                             acc_88_ = (_e993 + _e995);
                             let _e1001 = r85_;
                             let _e1003 = k_90_;
-                            let _e1009 = tile3_A_tile[bitcast<u32>(((_e1001 * 32i) + _e1003))];
+                            let _e1009 = tile0_A_tile[bitcast<u32>(((_e1001 * 32i) + _e1003))];
                             r100_ = _e1009;
                             let _e1012 = r100_;
                             let _e1014 = r93_;

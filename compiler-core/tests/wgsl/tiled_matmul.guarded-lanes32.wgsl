@@ -19,8 +19,6 @@ var<uniform> params: Params;
 var<workgroup> tile0_A_tile: array<f32, 1024>;
 var<workgroup> tile1_B_tile: array<f32, 1024>;
 var<workgroup> tile2_acc: array<f32, 1024>;
-var<workgroup> tile3_A_tile: array<f32, 1024>;
-var<workgroup> tile4_B_tile: array<f32, 1024>;
 @group(0) @binding(4) 
 var<storage, read_write> loop_guard: array<u32>;
 
@@ -442,7 +440,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     let _e602 = r67_;
                     let _e606 = r62_;
                     let _e608 = r64_;
-                    tile3_A_tile[bitcast<u32>(((_e606 * 32i) + _e608))] = _e602;
+                    tile0_A_tile[bitcast<u32>(((_e606 * 32i) + _e608))] = _e602;
                 }
                 continuing {
                     let _e615 = e_58_;
@@ -495,7 +493,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     let _e711 = r78_;
                     let _e715 = r73_;
                     let _e717 = r75_;
-                    tile4_B_tile[bitcast<u32>(((_e715 * 32i) + _e717))] = _e711;
+                    tile1_B_tile[bitcast<u32>(((_e715 * 32i) + _e717))] = _e711;
                 }
                 continuing {
                     let _e724 = e_69_;
@@ -541,11 +539,11 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     }
                     let _e798 = k_90_;
                     let _e800 = r80_;
-                    let _e806 = tile4_B_tile[bitcast<u32>(((_e798 * 32i) + _e800))];
+                    let _e806 = tile1_B_tile[bitcast<u32>(((_e798 * 32i) + _e800))];
                     r93_ = _e806;
                     let _e811 = r82_;
                     let _e813 = k_90_;
-                    let _e819 = tile3_A_tile[bitcast<u32>(((_e811 * 32i) + _e813))];
+                    let _e819 = tile0_A_tile[bitcast<u32>(((_e811 * 32i) + _e813))];
                     r94_ = _e819;
                     let _e822 = r94_;
                     let _e824 = r93_;
@@ -555,7 +553,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     acc_86_ = (_e828 + _e830);
                     let _e836 = r83_;
                     let _e838 = k_90_;
-                    let _e844 = tile3_A_tile[bitcast<u32>(((_e836 * 32i) + _e838))];
+                    let _e844 = tile0_A_tile[bitcast<u32>(((_e836 * 32i) + _e838))];
                     r96_ = _e844;
                     let _e847 = r96_;
                     let _e849 = r93_;
@@ -565,7 +563,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     acc_87_ = (_e853 + _e855);
                     let _e861 = r84_;
                     let _e863 = k_90_;
-                    let _e869 = tile3_A_tile[bitcast<u32>(((_e861 * 32i) + _e863))];
+                    let _e869 = tile0_A_tile[bitcast<u32>(((_e861 * 32i) + _e863))];
                     r98_ = _e869;
                     let _e872 = r98_;
                     let _e874 = r93_;
@@ -575,7 +573,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
                     acc_88_ = (_e878 + _e880);
                     let _e886 = r85_;
                     let _e888 = k_90_;
-                    let _e894 = tile3_A_tile[bitcast<u32>(((_e886 * 32i) + _e888))];
+                    let _e894 = tile0_A_tile[bitcast<u32>(((_e886 * 32i) + _e888))];
                     r100_ = _e894;
                     let _e897 = r100_;
                     let _e899 = r93_;

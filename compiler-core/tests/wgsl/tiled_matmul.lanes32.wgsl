@@ -18,8 +18,6 @@ var<uniform> params: Params;
 var<workgroup> tile0_A_tile: array<f32, 1024>;
 var<workgroup> tile1_B_tile: array<f32, 1024>;
 var<workgroup> tile2_acc: array<f32, 1024>;
-var<workgroup> tile3_A_tile: array<f32, 1024>;
-var<workgroup> tile4_B_tile: array<f32, 1024>;
 
 @compute @workgroup_size(256, 1, 1) 
 fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @builtin(workgroup_id) block: vec3<u32>, @builtin(num_workgroups) blocks: vec3<u32>) {
@@ -391,7 +389,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             let _e542 = r67_;
             let _e546 = r62_;
             let _e548 = r64_;
-            tile3_A_tile[bitcast<u32>(((_e546 * 32i) + _e548))] = _e542;
+            tile0_A_tile[bitcast<u32>(((_e546 * 32i) + _e548))] = _e542;
             continuing {
                 let _e555 = e_58_;
                 let _e557 = r57_;
@@ -436,7 +434,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             let _e639 = r78_;
             let _e643 = r73_;
             let _e645 = r75_;
-            tile4_B_tile[bitcast<u32>(((_e643 * 32i) + _e645))] = _e639;
+            tile1_B_tile[bitcast<u32>(((_e643 * 32i) + _e645))] = _e639;
             continuing {
                 let _e652 = e_69_;
                 let _e654 = r68_;
@@ -474,11 +472,11 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             }
             let _e714 = k_90_;
             let _e716 = r80_;
-            let _e722 = tile4_B_tile[bitcast<u32>(((_e714 * 32i) + _e716))];
+            let _e722 = tile1_B_tile[bitcast<u32>(((_e714 * 32i) + _e716))];
             r93_ = _e722;
             let _e727 = r82_;
             let _e729 = k_90_;
-            let _e735 = tile3_A_tile[bitcast<u32>(((_e727 * 32i) + _e729))];
+            let _e735 = tile0_A_tile[bitcast<u32>(((_e727 * 32i) + _e729))];
             r94_ = _e735;
             let _e738 = r94_;
             let _e740 = r93_;
@@ -488,7 +486,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             acc_86_ = (_e744 + _e746);
             let _e752 = r83_;
             let _e754 = k_90_;
-            let _e760 = tile3_A_tile[bitcast<u32>(((_e752 * 32i) + _e754))];
+            let _e760 = tile0_A_tile[bitcast<u32>(((_e752 * 32i) + _e754))];
             r96_ = _e760;
             let _e763 = r96_;
             let _e765 = r93_;
@@ -498,7 +496,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             acc_87_ = (_e769 + _e771);
             let _e777 = r84_;
             let _e779 = k_90_;
-            let _e785 = tile3_A_tile[bitcast<u32>(((_e777 * 32i) + _e779))];
+            let _e785 = tile0_A_tile[bitcast<u32>(((_e777 * 32i) + _e779))];
             r98_ = _e785;
             let _e788 = r98_;
             let _e790 = r93_;
@@ -508,7 +506,7 @@ fn tessera_tiled_matmul(@builtin(local_invocation_index) local_index: u32, @buil
             acc_88_ = (_e794 + _e796);
             let _e802 = r85_;
             let _e804 = k_90_;
-            let _e810 = tile3_A_tile[bitcast<u32>(((_e802 * 32i) + _e804))];
+            let _e810 = tile0_A_tile[bitcast<u32>(((_e802 * 32i) + _e804))];
             r100_ = _e810;
             let _e813 = r100_;
             let _e815 = r93_;
