@@ -39,6 +39,42 @@ for (const example of ['matvec', 'block_sum', 'scratch_sum', 'cta_scan', 'votes'
   });
 }
 
+// A LeetGPU-size loop (10,000 trips, 256 threads) with 32-lane warps emulated: the loop holds no
+// collective, so each invocation runs it by itself, with no workgroup vote a trip (issue 55).
+const LONG = `@launch(256)
+kernel long(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  var acc = 0.0
+  for k in range(10000) {
+    acc = acc * 0.5 + X[(i + k) % N]
+  }
+  let total = sum<over ctx.lane>(acc)
+  if i < N {
+    Y[i] = acc + total
+  }
+}
+`;
+
+test('a 10,000-trip loop at 256 threads with 32-lane warps emulated on WebGPU equals the simulator', async ({ play, page }) => {
+  test.setTimeout(90_000);
+  await play.open('?example=vector_add');
+  await play.paste(LONG);
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
+  await play.setField('grid-x', '2');
+  await play.setField('dim-N', '512');
+  await play.setField('lanes', '32');
+  await page.getByTestId('warp-mode').selectOption('emulated');
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:', { timeout: 60_000 });
+  const outcome = await play.gpuOutcome();
+  test.skip(outcome.includes('not run: no GPU'), `no WebGPU here: ${outcome}`);
+  expect(outcome).toContain('32-lane warps emulated');
+  await expect(play.verdicts.first()).toBeVisible();
+  for (const verdict of await play.verdicts.all()) {
+    await expect(verdict).toHaveText(/^GPU = simulator/);
+  }
+});
+
 test('the lane probe finds SwiftShader\'s subgroups in invocation order, so they stand in for warps', async ({ play }) => {
   // Automatic mode: subgroups are warps only after the probe kernel checked the lane order.
   const outcome = await runOnGpu(play, 'lane_ids', '4', 'auto');
