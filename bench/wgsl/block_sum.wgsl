@@ -1,6 +1,7 @@
 // A CTA's sum (examples/block_sum.tsr): each subgroup adds its values, the first subgroup adds
 // the subgroups' sums from workgroup memory.
 enable subgroups;
+diagnostic(off, subgroup_uniformity);
 
 struct Params {
     N: i32,

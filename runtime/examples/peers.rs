@@ -198,10 +198,10 @@ fn measure(gpu: &Gpu, case: &Case, rounds: usize) -> Result<String, String> {
     variants.push((Variant::new(&native, plain), &native));
     if let Some(text) = case.peer {
         let mut peer = wgsl(&native, WarpMode::Subgroups)?;
-        // naga's own parser refuses `enable subgroups;`, which a browser needs.
+        // naga's own parser refuses `enable subgroups;` and the diagnostic a browser needs.
         peer.text = text
             .lines()
-            .filter(|l| !l.starts_with("enable "))
+            .filter(|l| !l.starts_with("enable ") && !l.starts_with("diagnostic("))
             .collect::<Vec<_>>()
             .join("\n");
         peer.entry_point = "main".into();
