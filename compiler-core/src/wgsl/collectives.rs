@@ -146,8 +146,11 @@ impl<'k> Builder<'k> {
         let width = warps.next_power_of_two();
         if self.kernel.threads % self.lanes == 0 && width > 1 {
             let total = self.tree_by_lanes(block, r, t, partials, (warps, width));
-            self.flush(block);
-            block.push(St::ControlBarrier(Barrier::WORK_GROUP), self.span);
+            // The barrier that frees the slots for the next CTA reduction, where there is one.
+            if !reduces_once(self.kernel) {
+                self.flush(block);
+                block.push(St::ControlBarrier(Barrier::WORK_GROUP), self.span);
+            }
             return total;
         }
         let mut values = Vec::new();
@@ -362,4 +365,21 @@ fn scalar_kind_of(t: Scalar) -> ScalarKind {
         Scalar::I32 => ScalarKind::Sint,
         _ => ScalarKind::Uint,
     }
+}
+
+/// Whether the kernel's one CTA reduction is outside every loop: nothing writes the warps'
+/// partials after it.
+fn reduces_once(kernel: &Kernel) -> bool {
+    let is_cta = |kind: &StmtKind| {
+        matches!(
+            kind,
+            StmtKind::Let {
+                op: ir::Op::Reduce(_, Over::Cta, ..),
+                ..
+            }
+        )
+    };
+    let mut count = 0;
+    kernel.visit(&mut |kind| count += usize::from(is_cta(kind)));
+    count == 1 && kernel.body.iter().any(|s| is_cta(&s.kind))
 }

@@ -80,7 +80,6 @@ fn tessera_block_sum(@builtin(local_invocation_index) local_index: u32, @builtin
     let _e100 = (_e72 + 1u);
     let _e104 = subgroupShuffle(_e98, select(_e72, _e100, (_e100 < 32u)));
     let _e107 = subgroupShuffle((_e98 + _e104), 0u);
-    workgroupBarrier();
     r10_ = _e107;
     let _e110 = r10_;
     total_11_ = _e110;

@@ -120,7 +120,6 @@ fn tessera_dot(@builtin(local_invocation_index) local_index: u32, @builtin(workg
     let _e147 = (_e119 + 1u);
     let _e151 = subgroupShuffle(_e145, select(_e119, _e147, (_e147 < 32u)));
     let _e154 = subgroupShuffle((_e145 + _e151), 0u);
-    workgroupBarrier();
     r13_ = _e154;
     let _e157 = r13_;
     total_14_ = _e157;

@@ -99,7 +99,6 @@ fn tessera_dot(@builtin(local_invocation_index) local_index: u32, @builtin(workg
     let _e122 = (_e94 + 1u);
     let _e126 = subgroupShuffle(_e120, select(_e94, _e122, (_e122 < 32u)));
     let _e129 = subgroupShuffle((_e120 + _e126), 0u);
-    workgroupBarrier();
     r13_ = _e129;
     let _e132 = r13_;
     total_14_ = _e132;

@@ -137,7 +137,6 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
     let _e215 = (_e187 + 1u);
     let _e219 = subgroupShuffle(_e213, select(_e187, _e215, (_e215 < 32u)));
     let _e222 = subgroupShuffle((_e213 + _e219), 0u);
-    workgroupBarrier();
     r15_ = _e222;
     let _e225 = r15_;
     total_16_ = _e225;

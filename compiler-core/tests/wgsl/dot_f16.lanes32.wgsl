@@ -116,7 +116,6 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
     let _e190 = (_e162 + 1u);
     let _e194 = subgroupShuffle(_e188, select(_e162, _e190, (_e190 < 32u)));
     let _e197 = subgroupShuffle((_e188 + _e194), 0u);
-    workgroupBarrier();
     r15_ = _e197;
     let _e200 = r15_;
     total_16_ = _e200;

@@ -467,7 +467,6 @@ fn tessera_edges(@builtin(local_invocation_index) local_index: u32, @builtin(wor
     let _e909 = (_e895 + 1u);
     let _e913 = subgroupShuffle(_e907, select(_e895, _e909, (_e909 < 32u)));
     let _e916 = subgroupShuffle((_e907 + _e913), 0u);
-    workgroupBarrier();
     r91_ = _e916;
     let _e919 = r91_;
     count_92_ = _e919;
