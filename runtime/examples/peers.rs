@@ -9,7 +9,9 @@
 //! Times are GPU time from timestamps: the median of each run's timed dispatches, and of
 //! `--rounds` rounds that interleave the variants.
 //!
-//! cargo run --release -p runtime --example peers -- [--rounds R] [--only NAME]
+//! cargo run --release -p runtime --example peers -- [--rounds R] [--only NAME] [--examples]
+//!
+//! `--examples`: every example at its own launch instead (emulated against subgroups only).
 
 use compiler_core::guard::Guard;
 use compiler_core::hierarchy::Dim3;
@@ -236,18 +238,43 @@ fn measure(gpu: &Gpu, case: &Case, rounds: usize) -> Result<String, String> {
     ))
 }
 
+/// Every example at its own launch (`examples/launches.json`), but those with `mma`, which
+/// take 32-lane warps.
+fn example_cases() -> Vec<Case> {
+    compiler_core::examples::all()
+        .into_iter()
+        .filter(|e| {
+            compiler_core::compile(e.source)
+                .kernel(None)
+                .is_ok_and(|k| k.matrix.is_none())
+        })
+        .map(|e| Case {
+            name: e.name,
+            source: e.source,
+            launch: e.launch,
+            peer: None,
+        })
+        .collect()
+}
+
 fn main() -> ExitCode {
     let mut rounds = 5;
     let mut only = None;
+    let mut suite = cases as fn() -> Vec<Case>;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
-        match (flag.as_str(), args.next()) {
-            ("--rounds", Some(r)) => rounds = r.parse().unwrap_or(rounds),
-            ("--only", Some(name)) => only = Some(name),
-            _ => {
-                eprintln!("usage: peers [--rounds R] [--only NAME]");
-                return ExitCode::from(2);
+        let known = match flag.as_str() {
+            "--rounds" => args.next().and_then(|r| r.parse().ok()).map(|r| rounds = r),
+            "--only" => args.next().map(|name| only = Some(name)),
+            "--examples" => {
+                suite = example_cases;
+                Some(())
             }
+            _ => None,
+        };
+        if known.is_none() {
+            eprintln!("usage: peers [--rounds R] [--only NAME] [--examples]");
+            return ExitCode::from(2);
         }
     }
     let gpu = match pollster::block_on(runtime::open()) {
@@ -269,7 +296,7 @@ fn main() -> ExitCode {
     );
     println!("|---|---|---|---|---|---|---|---|");
     let mut failed = false;
-    for case in cases()
+    for case in suite()
         .iter()
         .filter(|c| only.as_deref().is_none_or(|o| o == c.name))
     {

@@ -144,15 +144,6 @@ impl<'k> Builder<'k> {
         );
         let warps = self.kernel.threads.div_ceil(self.lanes) as usize;
         let width = warps.next_power_of_two();
-        if self.kernel.threads % self.lanes == 0 && width > 1 {
-            let total = self.tree_by_lanes(block, r, t, partials, (warps, width));
-            // The barrier that frees the slots for the next CTA reduction, where there is one.
-            if !reduces_once(self.kernel) {
-                self.flush(block);
-                block.push(St::ControlBarrier(Barrier::WORK_GROUP), self.span);
-            }
-            return total;
-        }
         let mut values = Vec::new();
         for w in 0..width {
             let value = if w < warps {
@@ -179,110 +170,12 @@ impl<'k> Builder<'k> {
             offset /= 2;
         }
         let total = values[0];
-        // Keep the total in a local before the barrier that frees the slots.
+        // Keep the total in a local before the barrier that frees the slots for the next CTA
+        // reduction, where there is one.
         self.flush(block);
-        block.push(St::ControlBarrier(Barrier::WORK_GROUP), self.span);
-        total
-    }
-
-    /// The halving tree over the warps' partials (position `p` combining `p + o` at offsets
-    /// `width / 2` down to 1, the simulator's order) with the work spread over each warp's
-    /// lanes, in whole warps: lane `p` computes position `p`'s value over the offsets of at
-    /// least `lanes` from the partials it rests on, the offsets below `lanes` combine lane
-    /// `p + o`'s value by a shuffle, and lane 0's result is every lane's. Each thread reads
-    /// `width / lanes` partials, not all of them (issue 55: in Chromium's subgroups of 4 a
-    /// CTA sum of 64 warps read 64 partials a thread, 2.1× a hand-written CTA sum's time).
-    fn tree_by_lanes(
-        &mut self,
-        block: &mut Block,
-        r: Reduce,
-        t: Scalar,
-        partials: Handle<GlobalVariable>,
-        (warps, width): (usize, usize),
-    ) -> Handle<E> {
-        self.uses_subgroups = true;
-        let kind = scalar_kind_of(t);
-        let lanes = self.lanes as usize;
-        let lane = self.lane(block);
-        let lane = self.bitcast(block, lane, ScalarKind::Uint);
-        let read = |b: &mut Self, blk: &mut Block, m: usize| {
-            let offset = b.lit(blk, Literal::U32(m as u32));
-            let at = b.binary(blk, B::Add, lane, offset);
-            let count = b.lit(blk, Literal::U32(warps as u32));
-            let inside = b.binary(blk, B::Less, at, count);
-            let zero = b.lit(blk, Literal::U32(0));
-            let index = b.add(
-                blk,
-                E::Select {
-                    condition: inside,
-                    accept: at,
-                    reject: zero,
-                },
-            );
-            let base = b.add(blk, E::GlobalVariable(partials));
-            let pointer = b.add(blk, E::Access { base, index });
-            let raw = b.add(blk, E::Load { pointer });
-            let value = b.bitcast(blk, raw, kind);
-            let identity = b.constant(blk, r.identity(t), t);
-            b.add(
-                blk,
-                E::Select {
-                    condition: inside,
-                    accept: value,
-                    reject: identity,
-                },
-            )
-        };
-        // Position `lane + j * lanes`, for the levels of offsets of at least `lanes`.
-        let mut values: Vec<Handle<E>> = (0..(width / lanes).max(1))
-            .map(|j| read(self, block, j * lanes))
-            .collect();
-        // `values[j]` is position `lane + j * lanes`; halve as the tree does.
-        let mut half = values.len() / 2;
-        while half > 0 {
-            for j in 0..half {
-                values[j] = self.combine(block, r, values[j], values[j + half]);
-            }
-            half /= 2;
+        if !reduces_once(self.kernel) {
+            block.push(St::ControlBarrier(Barrier::WORK_GROUP), self.span);
         }
-        let mut value = values[0];
-        let ty = scalar_type(&mut self.module, naga_scalar(t));
-        let mut o = width.min(lanes) / 2;
-        while o > 0 {
-            let offset = self.lit(block, Literal::U32(o as u32));
-            let source = self.binary(block, B::Add, lane, offset);
-            let count = self.lit(block, Literal::U32(lanes as u32));
-            let inside = self.binary(block, B::Less, source, count);
-            let index = self.add(
-                block,
-                E::Select {
-                    condition: inside,
-                    accept: source,
-                    reject: lane,
-                },
-            );
-            let theirs = self.add(block, E::SubgroupOperationResult { ty });
-            self.push(
-                block,
-                St::SubgroupGather {
-                    mode: GatherMode::Shuffle(index),
-                    argument: value,
-                    result: theirs,
-                },
-            );
-            value = self.combine(block, r, value, theirs);
-            o /= 2;
-        }
-        let first = self.lit(block, Literal::U32(0));
-        let total = self.add(block, E::SubgroupOperationResult { ty });
-        self.push(
-            block,
-            St::SubgroupGather {
-                mode: GatherMode::Shuffle(first),
-                argument: value,
-                result: total,
-            },
-        );
         total
     }
 

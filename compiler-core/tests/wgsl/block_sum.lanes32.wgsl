@@ -66,31 +66,25 @@ fn tessera_block_sum(@builtin(local_invocation_index) local_index: u32, @builtin
     }
     storageBarrier();
     workgroupBarrier();
-    let _e72 = bitcast<u32>((i32(local_index) % 32i));
-    let _e74 = (_e72 + 0u);
-    let _e76 = (_e74 < 8u);
-    let _e81 = warp_partials[select(0u, _e74, _e76)];
-    let _e84 = select(0f, bitcast<f32>(_e81), _e76);
-    let _e86 = (_e72 + 4u);
-    let _e90 = subgroupShuffle(_e84, select(_e72, _e86, (_e86 < 32u)));
-    let _e91 = (_e84 + _e90);
-    let _e93 = (_e72 + 2u);
-    let _e97 = subgroupShuffle(_e91, select(_e72, _e93, (_e93 < 32u)));
-    let _e98 = (_e91 + _e97);
-    let _e100 = (_e72 + 1u);
-    let _e104 = subgroupShuffle(_e98, select(_e72, _e100, (_e100 < 32u)));
-    let _e107 = subgroupShuffle((_e98 + _e104), 0u);
-    r10_ = _e107;
-    let _e110 = r10_;
-    total_11_ = _e110;
+    let _e70 = warp_partials[0];
+    let _e74 = warp_partials[1];
+    let _e78 = warp_partials[2];
+    let _e82 = warp_partials[3];
+    let _e86 = warp_partials[4];
+    let _e90 = warp_partials[5];
+    let _e94 = warp_partials[6];
+    let _e98 = warp_partials[7];
+    r10_ = (((bitcast<f32>(_e70) + bitcast<f32>(_e86)) + (bitcast<f32>(_e78) + bitcast<f32>(_e94))) + ((bitcast<f32>(_e74) + bitcast<f32>(_e90)) + (bitcast<f32>(_e82) + bitcast<f32>(_e98))));
+    let _e109 = r10_;
+    total_11_ = _e109;
     r12_ = i32(local_index);
-    let _e116 = r12_;
-    r13_ = (_e116 == 0i);
-    let _e121 = r13_;
-    if _e121 {
+    let _e115 = r12_;
+    r13_ = (_e115 == 0i);
+    let _e120 = r13_;
+    if _e120 {
         r14_ = i32(block.x);
-        let _e127 = total_11_;
-        let _e132 = r14_;
-        Partial[bitcast<u32>(_e132)] = _e127;
+        let _e126 = total_11_;
+        let _e131 = r14_;
+        Partial[bitcast<u32>(_e131)] = _e126;
     }
 }

@@ -106,29 +106,23 @@ fn tessera_dot(@builtin(local_invocation_index) local_index: u32, @builtin(workg
     }
     storageBarrier();
     workgroupBarrier();
-    let _e119 = bitcast<u32>((i32(local_index) % 32i));
-    let _e121 = (_e119 + 0u);
-    let _e123 = (_e121 < 8u);
-    let _e128 = warp_partials[select(0u, _e121, _e123)];
-    let _e131 = select(0f, bitcast<f32>(_e128), _e123);
-    let _e133 = (_e119 + 4u);
-    let _e137 = subgroupShuffle(_e131, select(_e119, _e133, (_e133 < 32u)));
-    let _e138 = (_e131 + _e137);
-    let _e140 = (_e119 + 2u);
-    let _e144 = subgroupShuffle(_e138, select(_e119, _e140, (_e140 < 32u)));
-    let _e145 = (_e138 + _e144);
-    let _e147 = (_e119 + 1u);
-    let _e151 = subgroupShuffle(_e145, select(_e119, _e147, (_e147 < 32u)));
-    let _e154 = subgroupShuffle((_e145 + _e151), 0u);
-    r13_ = _e154;
-    let _e157 = r13_;
-    total_14_ = _e157;
+    let _e117 = warp_partials[0];
+    let _e121 = warp_partials[1];
+    let _e125 = warp_partials[2];
+    let _e129 = warp_partials[3];
+    let _e133 = warp_partials[4];
+    let _e137 = warp_partials[5];
+    let _e141 = warp_partials[6];
+    let _e145 = warp_partials[7];
+    r13_ = (((bitcast<f32>(_e117) + bitcast<f32>(_e133)) + (bitcast<f32>(_e125) + bitcast<f32>(_e141))) + ((bitcast<f32>(_e121) + bitcast<f32>(_e137)) + (bitcast<f32>(_e129) + bitcast<f32>(_e145))));
+    let _e156 = r13_;
+    total_14_ = _e156;
     r15_ = i32(local_index);
-    let _e163 = r15_;
-    r16_ = (_e163 == 0i);
-    let _e168 = r16_;
-    if _e168 {
-        let _e170 = total_14_;
-        Out[bitcast<u32>(0i)] = _e170;
+    let _e162 = r15_;
+    r16_ = (_e162 == 0i);
+    let _e167 = r16_;
+    if _e167 {
+        let _e169 = total_14_;
+        Out[bitcast<u32>(0i)] = _e169;
     }
 }

@@ -85,29 +85,23 @@ fn tessera_dot(@builtin(local_invocation_index) local_index: u32, @builtin(workg
     }
     storageBarrier();
     workgroupBarrier();
-    let _e94 = bitcast<u32>((i32(local_index) % 32i));
-    let _e96 = (_e94 + 0u);
-    let _e98 = (_e96 < 8u);
-    let _e103 = warp_partials[select(0u, _e96, _e98)];
-    let _e106 = select(0f, bitcast<f32>(_e103), _e98);
-    let _e108 = (_e94 + 4u);
-    let _e112 = subgroupShuffle(_e106, select(_e94, _e108, (_e108 < 32u)));
-    let _e113 = (_e106 + _e112);
-    let _e115 = (_e94 + 2u);
-    let _e119 = subgroupShuffle(_e113, select(_e94, _e115, (_e115 < 32u)));
-    let _e120 = (_e113 + _e119);
-    let _e122 = (_e94 + 1u);
-    let _e126 = subgroupShuffle(_e120, select(_e94, _e122, (_e122 < 32u)));
-    let _e129 = subgroupShuffle((_e120 + _e126), 0u);
-    r13_ = _e129;
-    let _e132 = r13_;
-    total_14_ = _e132;
+    let _e92 = warp_partials[0];
+    let _e96 = warp_partials[1];
+    let _e100 = warp_partials[2];
+    let _e104 = warp_partials[3];
+    let _e108 = warp_partials[4];
+    let _e112 = warp_partials[5];
+    let _e116 = warp_partials[6];
+    let _e120 = warp_partials[7];
+    r13_ = (((bitcast<f32>(_e92) + bitcast<f32>(_e108)) + (bitcast<f32>(_e100) + bitcast<f32>(_e116))) + ((bitcast<f32>(_e96) + bitcast<f32>(_e112)) + (bitcast<f32>(_e104) + bitcast<f32>(_e120))));
+    let _e131 = r13_;
+    total_14_ = _e131;
     r15_ = i32(local_index);
-    let _e138 = r15_;
-    r16_ = (_e138 == 0i);
-    let _e143 = r16_;
-    if _e143 {
-        let _e145 = total_14_;
-        Out[bitcast<u32>(0i)] = _e145;
+    let _e137 = r15_;
+    r16_ = (_e137 == 0i);
+    let _e142 = r16_;
+    if _e142 {
+        let _e144 = total_14_;
+        Out[bitcast<u32>(0i)] = _e144;
     }
 }

@@ -123,40 +123,34 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
     }
     storageBarrier();
     workgroupBarrier();
-    let _e187 = bitcast<u32>((i32(local_index) % 32i));
-    let _e189 = (_e187 + 0u);
-    let _e191 = (_e189 < 8u);
-    let _e196 = warp_partials[select(0u, _e189, _e191)];
-    let _e199 = select(0f, bitcast<f32>(_e196), _e191);
-    let _e201 = (_e187 + 4u);
-    let _e205 = subgroupShuffle(_e199, select(_e187, _e201, (_e201 < 32u)));
-    let _e206 = (_e199 + _e205);
-    let _e208 = (_e187 + 2u);
-    let _e212 = subgroupShuffle(_e206, select(_e187, _e208, (_e208 < 32u)));
-    let _e213 = (_e206 + _e212);
-    let _e215 = (_e187 + 1u);
-    let _e219 = subgroupShuffle(_e213, select(_e187, _e215, (_e215 < 32u)));
-    let _e222 = subgroupShuffle((_e213 + _e219), 0u);
-    r15_ = _e222;
-    let _e225 = r15_;
-    total_16_ = _e225;
+    let _e185 = warp_partials[0];
+    let _e189 = warp_partials[1];
+    let _e193 = warp_partials[2];
+    let _e197 = warp_partials[3];
+    let _e201 = warp_partials[4];
+    let _e205 = warp_partials[5];
+    let _e209 = warp_partials[6];
+    let _e213 = warp_partials[7];
+    r15_ = (((bitcast<f32>(_e185) + bitcast<f32>(_e201)) + (bitcast<f32>(_e193) + bitcast<f32>(_e209))) + ((bitcast<f32>(_e189) + bitcast<f32>(_e205)) + (bitcast<f32>(_e197) + bitcast<f32>(_e213))));
+    let _e224 = r15_;
+    total_16_ = _e224;
     r17_ = i32(local_index);
-    let _e231 = r17_;
-    r18_ = (_e231 == 0i);
-    let _e236 = r18_;
-    if _e236 {
-        let _e238 = total_16_;
-        let _e239 = bitcast<u32>(_e238);
-        let _e241 = (_e239 & 2147483647u);
-        r19_ = bitcast<f32>((select(select(select((((_e241 + 4095u) + ((_e241 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e241) * 16777216f)) * 0.000000059604645f)), (_e241 < 947912704u)), 2139095040u, (_e241 >= 1199566848u)), _e241, (_e241 > 2139095040u)) | (_e239 & 2147483648u)));
-        let _e273 = r19_;
-        let _e276 = bitcast<u32>(0i);
-        let _e284 = ((_e276 & 1u) << 4u);
-        let _e285 = bitcast<u32>(_e273);
-        let _e287 = (_e285 & 2147483647u);
-        atomicAnd((&Out[(_e276 >> 1u)]), ~((65535u << _e284)));
-        atomicOr((&Out[(_e276 >> 1u)]), ((select(select(((_e287 >> 13u) - 114688u), u32((bitcast<f32>(_e287) * 16777216f)), (_e287 < 947912704u)), select(31744u, 32256u, (_e287 > 2139095040u)), (_e287 >= 2139095040u)) | ((_e285 >> 16u) & 32768u)) << _e284));
-        let _e316 = total_16_;
-        Wide[bitcast<u32>(0i)] = _e316;
+    let _e230 = r17_;
+    r18_ = (_e230 == 0i);
+    let _e235 = r18_;
+    if _e235 {
+        let _e237 = total_16_;
+        let _e238 = bitcast<u32>(_e237);
+        let _e240 = (_e238 & 2147483647u);
+        r19_ = bitcast<f32>((select(select(select((((_e240 + 4095u) + ((_e240 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e240) * 16777216f)) * 0.000000059604645f)), (_e240 < 947912704u)), 2139095040u, (_e240 >= 1199566848u)), _e240, (_e240 > 2139095040u)) | (_e238 & 2147483648u)));
+        let _e272 = r19_;
+        let _e275 = bitcast<u32>(0i);
+        let _e283 = ((_e275 & 1u) << 4u);
+        let _e284 = bitcast<u32>(_e272);
+        let _e286 = (_e284 & 2147483647u);
+        atomicAnd((&Out[(_e275 >> 1u)]), ~((65535u << _e283)));
+        atomicOr((&Out[(_e275 >> 1u)]), ((select(select(((_e286 >> 13u) - 114688u), u32((bitcast<f32>(_e286) * 16777216f)), (_e286 < 947912704u)), select(31744u, 32256u, (_e286 > 2139095040u)), (_e286 >= 2139095040u)) | ((_e284 >> 16u) & 32768u)) << _e283));
+        let _e315 = total_16_;
+        Wide[bitcast<u32>(0i)] = _e315;
     }
 }

@@ -102,40 +102,34 @@ fn tessera_dot_f16_(@builtin(local_invocation_index) local_index: u32, @builtin(
     }
     storageBarrier();
     workgroupBarrier();
-    let _e162 = bitcast<u32>((i32(local_index) % 32i));
-    let _e164 = (_e162 + 0u);
-    let _e166 = (_e164 < 8u);
-    let _e171 = warp_partials[select(0u, _e164, _e166)];
-    let _e174 = select(0f, bitcast<f32>(_e171), _e166);
-    let _e176 = (_e162 + 4u);
-    let _e180 = subgroupShuffle(_e174, select(_e162, _e176, (_e176 < 32u)));
-    let _e181 = (_e174 + _e180);
-    let _e183 = (_e162 + 2u);
-    let _e187 = subgroupShuffle(_e181, select(_e162, _e183, (_e183 < 32u)));
-    let _e188 = (_e181 + _e187);
-    let _e190 = (_e162 + 1u);
-    let _e194 = subgroupShuffle(_e188, select(_e162, _e190, (_e190 < 32u)));
-    let _e197 = subgroupShuffle((_e188 + _e194), 0u);
-    r15_ = _e197;
-    let _e200 = r15_;
-    total_16_ = _e200;
+    let _e160 = warp_partials[0];
+    let _e164 = warp_partials[1];
+    let _e168 = warp_partials[2];
+    let _e172 = warp_partials[3];
+    let _e176 = warp_partials[4];
+    let _e180 = warp_partials[5];
+    let _e184 = warp_partials[6];
+    let _e188 = warp_partials[7];
+    r15_ = (((bitcast<f32>(_e160) + bitcast<f32>(_e176)) + (bitcast<f32>(_e168) + bitcast<f32>(_e184))) + ((bitcast<f32>(_e164) + bitcast<f32>(_e180)) + (bitcast<f32>(_e172) + bitcast<f32>(_e188))));
+    let _e199 = r15_;
+    total_16_ = _e199;
     r17_ = i32(local_index);
-    let _e206 = r17_;
-    r18_ = (_e206 == 0i);
-    let _e211 = r18_;
-    if _e211 {
-        let _e213 = total_16_;
-        let _e214 = bitcast<u32>(_e213);
-        let _e216 = (_e214 & 2147483647u);
-        r19_ = bitcast<f32>((select(select(select((((_e216 + 4095u) + ((_e216 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e216) * 16777216f)) * 0.000000059604645f)), (_e216 < 947912704u)), 2139095040u, (_e216 >= 1199566848u)), _e216, (_e216 > 2139095040u)) | (_e214 & 2147483648u)));
-        let _e248 = r19_;
-        let _e251 = bitcast<u32>(0i);
-        let _e259 = ((_e251 & 1u) << 4u);
-        let _e260 = bitcast<u32>(_e248);
-        let _e262 = (_e260 & 2147483647u);
-        atomicAnd((&Out[(_e251 >> 1u)]), ~((65535u << _e259)));
-        atomicOr((&Out[(_e251 >> 1u)]), ((select(select(((_e262 >> 13u) - 114688u), u32((bitcast<f32>(_e262) * 16777216f)), (_e262 < 947912704u)), select(31744u, 32256u, (_e262 > 2139095040u)), (_e262 >= 2139095040u)) | ((_e260 >> 16u) & 32768u)) << _e259));
-        let _e291 = total_16_;
-        Wide[bitcast<u32>(0i)] = _e291;
+    let _e205 = r17_;
+    r18_ = (_e205 == 0i);
+    let _e210 = r18_;
+    if _e210 {
+        let _e212 = total_16_;
+        let _e213 = bitcast<u32>(_e212);
+        let _e215 = (_e213 & 2147483647u);
+        r19_ = bitcast<f32>((select(select(select((((_e215 + 4095u) + ((_e215 >> 13u) & 1u)) & 4294959104u), bitcast<u32>((round((bitcast<f32>(_e215) * 16777216f)) * 0.000000059604645f)), (_e215 < 947912704u)), 2139095040u, (_e215 >= 1199566848u)), _e215, (_e215 > 2139095040u)) | (_e213 & 2147483648u)));
+        let _e247 = r19_;
+        let _e250 = bitcast<u32>(0i);
+        let _e258 = ((_e250 & 1u) << 4u);
+        let _e259 = bitcast<u32>(_e247);
+        let _e261 = (_e259 & 2147483647u);
+        atomicAnd((&Out[(_e250 >> 1u)]), ~((65535u << _e258)));
+        atomicOr((&Out[(_e250 >> 1u)]), ((select(select(((_e261 >> 13u) - 114688u), u32((bitcast<f32>(_e261) * 16777216f)), (_e261 < 947912704u)), select(31744u, 32256u, (_e261 > 2139095040u)), (_e261 >= 2139095040u)) | ((_e259 >> 16u) & 32768u)) << _e258));
+        let _e290 = total_16_;
+        Wide[bitcast<u32>(0i)] = _e290;
     }
 }

@@ -459,50 +459,44 @@ fn tessera_edges(@builtin(local_invocation_index) local_index: u32, @builtin(wor
     }
     storageBarrier();
     workgroupBarrier();
-    let _e895 = bitcast<u32>((i32(local_index) % 32i));
-    let _e897 = (_e895 + 0u);
-    let _e899 = (_e897 < 2u);
-    let _e904 = warp_partials[select(0u, _e897, _e899)];
-    let _e907 = select(0i, bitcast<i32>(_e904), _e899);
-    let _e909 = (_e895 + 1u);
-    let _e913 = subgroupShuffle(_e907, select(_e895, _e909, (_e909 < 32u)));
-    let _e916 = subgroupShuffle((_e907 + _e913), 0u);
-    r91_ = _e916;
-    let _e919 = r91_;
-    count_92_ = _e919;
-    let _e923 = params.N;
-    r93_ = _e923;
-    let _e926 = i_5_;
-    let _e928 = r93_;
-    r94_ = (_e926 < _e928);
-    let _e932 = r94_;
-    r95_ = _e932;
-    let _e935 = r95_;
-    if _e935 {
-        let _e938 = params.N;
-        r96_ = _e938;
-        let _e941 = j_79_;
-        let _e943 = r96_;
-        r97_ = (_e941 < _e943);
-        let _e947 = r97_;
-        r95_ = _e947;
+    let _e893 = warp_partials[0];
+    let _e897 = warp_partials[1];
+    r91_ = (bitcast<i32>(_e893) + bitcast<i32>(_e897));
+    let _e902 = r91_;
+    count_92_ = _e902;
+    let _e906 = params.N;
+    r93_ = _e906;
+    let _e909 = i_5_;
+    let _e911 = r93_;
+    r94_ = (_e909 < _e911);
+    let _e915 = r94_;
+    r95_ = _e915;
+    let _e918 = r95_;
+    if _e918 {
+        let _e921 = params.N;
+        r96_ = _e921;
+        let _e924 = j_79_;
+        let _e926 = r96_;
+        r97_ = (_e924 < _e926);
+        let _e930 = r97_;
+        r95_ = _e930;
     }
-    let _e950 = r95_;
-    if _e950 {
-        let _e955 = i_5_;
-        let _e959 = Y[bitcast<u32>(_e955)];
-        r98_ = _e959;
-        let _e965 = j_79_;
-        let _e969 = T[bitcast<u32>(_e965)];
-        r99_ = _e969;
-        let _e972 = r98_;
-        let _e974 = r99_;
-        r100_ = (_e972 + _e974);
-        let _e978 = r100_;
-        let _e980 = count_92_;
-        r101_ = (_e978 + _e980);
-        let _e984 = r101_;
-        let _e989 = i_5_;
-        Y[bitcast<u32>(_e989)] = _e984;
+    let _e933 = r95_;
+    if _e933 {
+        let _e938 = i_5_;
+        let _e942 = Y[bitcast<u32>(_e938)];
+        r98_ = _e942;
+        let _e948 = j_79_;
+        let _e952 = T[bitcast<u32>(_e948)];
+        r99_ = _e952;
+        let _e955 = r98_;
+        let _e957 = r99_;
+        r100_ = (_e955 + _e957);
+        let _e961 = r100_;
+        let _e963 = count_92_;
+        r101_ = (_e961 + _e963);
+        let _e967 = r101_;
+        let _e972 = i_5_;
+        Y[bitcast<u32>(_e972)] = _e967;
     }
 }

@@ -493,101 +493,95 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
             }
             storageBarrier();
             workgroupBarrier();
-            let _e577 = bitcast<u32>((i32(local_index) % 32i));
-            let _e579 = (_e577 + 0u);
-            let _e581 = (_e579 < 8u);
-            let _e586 = warp_partials[select(0u, _e579, _e581)];
-            let _e589 = select(0u, bitcast<u32>(_e586), _e581);
-            let _e591 = (_e577 + 4u);
-            let _e595 = subgroupShuffle(_e589, select(_e577, _e591, (_e591 < 32u)));
-            let _e596 = (_e589 + _e595);
-            let _e598 = (_e577 + 2u);
-            let _e602 = subgroupShuffle(_e596, select(_e577, _e598, (_e598 < 32u)));
-            let _e603 = (_e596 + _e602);
-            let _e605 = (_e577 + 1u);
-            let _e609 = subgroupShuffle(_e603, select(_e577, _e605, (_e605 < 32u)));
-            let _e612 = subgroupShuffle((_e603 + _e609), 0u);
+            let _e575 = warp_partials[0];
+            let _e579 = warp_partials[1];
+            let _e583 = warp_partials[2];
+            let _e587 = warp_partials[3];
+            let _e591 = warp_partials[4];
+            let _e595 = warp_partials[5];
+            let _e599 = warp_partials[6];
+            let _e603 = warp_partials[7];
             workgroupBarrier();
-            r80_ = _e612;
-            let _e615 = r80_;
-            all_zeros_81_ = _e615;
-            let _e618 = zeros_up_to_79_;
-            let _e620 = zeros_37_;
-            r82_ = (_e618 - _e620);
-            let _e624 = r82_;
-            zero_at_83_ = _e624;
-            let _e628 = t_1_;
-            r84_ = (4i * _e628);
-            let _e632 = r84_;
-            r85_ = u32(_e632);
-            let _e636 = all_zeros_81_;
-            let _e638 = r85_;
-            r86_ = (_e636 + _e638);
-            let _e642 = r86_;
-            let _e644 = zero_at_83_;
-            r87_ = (_e642 - _e644);
-            let _e648 = r87_;
-            one_at_88_ = _e648;
+            r80_ = (((bitcast<u32>(_e575) + bitcast<u32>(_e591)) + (bitcast<u32>(_e583) + bitcast<u32>(_e599))) + ((bitcast<u32>(_e579) + bitcast<u32>(_e595)) + (bitcast<u32>(_e587) + bitcast<u32>(_e603))));
+            let _e614 = r80_;
+            all_zeros_81_ = _e614;
+            let _e617 = zeros_up_to_79_;
+            let _e619 = zeros_37_;
+            r82_ = (_e617 - _e619);
+            let _e623 = r82_;
+            zero_at_83_ = _e623;
+            let _e627 = t_1_;
+            r84_ = (4i * _e627);
+            let _e631 = r84_;
+            r85_ = u32(_e631);
+            let _e635 = all_zeros_81_;
+            let _e637 = r85_;
+            r86_ = (_e635 + _e637);
+            let _e641 = r86_;
+            let _e643 = zero_at_83_;
+            r87_ = (_e641 - _e643);
+            let _e647 = r87_;
+            one_at_88_ = _e647;
             r89_ = 4i;
             r90_ = 1i;
             k_91_ = 0i;
             left_139_ = false;
             loop {
                 {
-                    let _e660 = k_91_;
-                    r92_ = (_e660 < 4i);
-                    let _e665 = r92_;
-                    r93_ = !(_e665);
-                    let _e669 = r93_;
-                    if _e669 {
+                    let _e659 = k_91_;
+                    r92_ = (_e659 < 4i);
+                    let _e664 = r92_;
+                    r93_ = !(_e664);
+                    let _e668 = r93_;
+                    if _e668 {
                         left_139_ = true;
                         break;
                     }
-                    let _e674 = t_1_;
-                    r94_ = (4i * _e674);
-                    let _e678 = r94_;
-                    let _e680 = k_91_;
-                    r95_ = (_e678 + _e680);
-                    let _e685 = r95_;
-                    let _e689 = tile0_keys[bitcast<u32>(_e685)];
-                    r96_ = _e689;
-                    let _e692 = r96_;
-                    key_97_ = _e692;
-                    let _e695 = b_34_;
-                    r98_ = u32(_e695);
-                    let _e699 = key_97_;
-                    let _e701 = r98_;
-                    r99_ = (_e699 >> bitcast<u32>(_e701));
-                    let _e706 = r99_;
-                    r100_ = (_e706 & 1u);
-                    let _e711 = r100_;
-                    r101_ = (_e711 == 0u);
-                    let _e716 = r101_;
-                    if _e716 {
-                        let _e718 = key_97_;
-                        let _e721 = zero_at_83_;
-                        tile1_moved[bitcast<u32>(_e721)] = _e718;
-                        let _e726 = zero_at_83_;
-                        r102_ = (_e726 + 1u);
-                        let _e731 = r102_;
-                        zero_at_83_ = _e731;
+                    let _e673 = t_1_;
+                    r94_ = (4i * _e673);
+                    let _e677 = r94_;
+                    let _e679 = k_91_;
+                    r95_ = (_e677 + _e679);
+                    let _e684 = r95_;
+                    let _e688 = tile0_keys[bitcast<u32>(_e684)];
+                    r96_ = _e688;
+                    let _e691 = r96_;
+                    key_97_ = _e691;
+                    let _e694 = b_34_;
+                    r98_ = u32(_e694);
+                    let _e698 = key_97_;
+                    let _e700 = r98_;
+                    r99_ = (_e698 >> bitcast<u32>(_e700));
+                    let _e705 = r99_;
+                    r100_ = (_e705 & 1u);
+                    let _e710 = r100_;
+                    r101_ = (_e710 == 0u);
+                    let _e715 = r101_;
+                    if _e715 {
+                        let _e717 = key_97_;
+                        let _e720 = zero_at_83_;
+                        tile1_moved[bitcast<u32>(_e720)] = _e717;
+                        let _e725 = zero_at_83_;
+                        r102_ = (_e725 + 1u);
+                        let _e730 = r102_;
+                        zero_at_83_ = _e730;
                     } else {
-                        let _e734 = key_97_;
-                        let _e737 = one_at_88_;
-                        tile1_moved[bitcast<u32>(_e737)] = _e734;
-                        let _e742 = one_at_88_;
-                        r103_ = (_e742 + 1u);
-                        let _e747 = r103_;
-                        one_at_88_ = _e747;
+                        let _e733 = key_97_;
+                        let _e736 = one_at_88_;
+                        tile1_moved[bitcast<u32>(_e736)] = _e733;
+                        let _e741 = one_at_88_;
+                        r103_ = (_e741 + 1u);
+                        let _e746 = r103_;
+                        one_at_88_ = _e746;
                     }
                 }
                 continuing {
-                    let _e750 = k_91_;
-                    k_91_ = (_e750 + 1i);
+                    let _e749 = k_91_;
+                    k_91_ = (_e749 + 1i);
                 }
             }
-            let _e755 = left_139_;
-            if !(_e755) {
+            let _e754 = left_139_;
+            if !(_e754) {
                 loop_guard[0u] = 2147483655u;
             }
             storageBarrier();
@@ -598,51 +592,51 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
             left_140_ = false;
             loop {
                 {
-                    let _e771 = k_106_;
-                    r107_ = (_e771 < 4i);
-                    let _e776 = r107_;
-                    r108_ = !(_e776);
-                    let _e780 = r108_;
-                    if _e780 {
+                    let _e770 = k_106_;
+                    r107_ = (_e770 < 4i);
+                    let _e775 = r107_;
+                    r108_ = !(_e775);
+                    let _e779 = r108_;
+                    if _e779 {
                         left_140_ = true;
                         break;
                     }
-                    let _e785 = t_1_;
-                    r109_ = (4i * _e785);
-                    let _e789 = r109_;
-                    let _e791 = k_106_;
-                    r110_ = (_e789 + _e791);
-                    let _e796 = t_1_;
-                    r111_ = (4i * _e796);
-                    let _e800 = r111_;
-                    let _e802 = k_106_;
-                    r112_ = (_e800 + _e802);
-                    let _e807 = r112_;
-                    let _e811 = tile1_moved[bitcast<u32>(_e807)];
-                    r113_ = _e811;
-                    let _e814 = r113_;
-                    let _e817 = r110_;
-                    tile0_keys[bitcast<u32>(_e817)] = _e814;
+                    let _e784 = t_1_;
+                    r109_ = (4i * _e784);
+                    let _e788 = r109_;
+                    let _e790 = k_106_;
+                    r110_ = (_e788 + _e790);
+                    let _e795 = t_1_;
+                    r111_ = (4i * _e795);
+                    let _e799 = r111_;
+                    let _e801 = k_106_;
+                    r112_ = (_e799 + _e801);
+                    let _e806 = r112_;
+                    let _e810 = tile1_moved[bitcast<u32>(_e806)];
+                    r113_ = _e810;
+                    let _e813 = r113_;
+                    let _e816 = r110_;
+                    tile0_keys[bitcast<u32>(_e816)] = _e813;
                 }
                 continuing {
-                    let _e822 = k_106_;
-                    k_106_ = (_e822 + 1i);
+                    let _e821 = k_106_;
+                    k_106_ = (_e821 + 1i);
                 }
             }
-            let _e827 = left_140_;
-            if !(_e827) {
+            let _e826 = left_140_;
+            if !(_e826) {
                 loop_guard[0u] = 2147483656u;
             }
             storageBarrier();
             workgroupBarrier();
         }
         continuing {
-            let _e834 = b_34_;
-            b_34_ = (_e834 + 1i);
+            let _e833 = b_34_;
+            b_34_ = (_e833 + 1i);
         }
     }
-    let _e839 = left_136_;
-    if !(_e839) {
+    let _e838 = left_136_;
+    if !(_e838) {
         loop_guard[0u] = 2147483652u;
     }
     r114_ = 4i;
@@ -651,60 +645,60 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
     left_141_ = false;
     loop {
         {
-            let _e855 = k_116_;
-            r117_ = (_e855 < 4i);
-            let _e860 = r117_;
-            r118_ = !(_e860);
-            let _e864 = r118_;
-            if _e864 {
+            let _e854 = k_116_;
+            r117_ = (_e854 < 4i);
+            let _e859 = r117_;
+            r118_ = !(_e859);
+            let _e863 = r118_;
+            if _e863 {
                 left_141_ = true;
                 break;
             }
-            let _e869 = t_1_;
-            r119_ = (4i * _e869);
-            let _e873 = r119_;
-            let _e875 = k_116_;
-            r120_ = (_e873 + _e875);
-            let _e879 = r120_;
-            i_121_ = _e879;
-            let _e883 = params.N;
-            r122_ = _e883;
-            let _e886 = i_121_;
-            let _e888 = r122_;
-            r123_ = (_e886 < _e888);
-            let _e892 = r123_;
-            if _e892 {
-                let _e895 = i_121_;
-                let _e899 = tile0_keys[bitcast<u32>(_e895)];
-                r124_ = _e899;
-                let _e902 = r124_;
-                key_125_ = _e902;
-                let _e905 = key_125_;
-                r126_ = (_e905 >> bitcast<u32>(31u));
-                let _e911 = r126_;
-                r127_ = (_e911 == 1u);
-                let _e916 = key_125_;
-                r128_ = (_e916 & 2147483647u);
-                let _e921 = key_125_;
-                r129_ = ~(_e921);
-                let _e925 = r127_;
-                let _e927 = r128_;
-                let _e929 = r129_;
-                r130_ = select(_e929, _e927, _e925);
-                let _e933 = r130_;
-                r131_ = bitcast<f32>(_e933);
-                let _e937 = r131_;
-                let _e942 = i_121_;
-                Y[bitcast<u32>(_e942)] = _e937;
+            let _e868 = t_1_;
+            r119_ = (4i * _e868);
+            let _e872 = r119_;
+            let _e874 = k_116_;
+            r120_ = (_e872 + _e874);
+            let _e878 = r120_;
+            i_121_ = _e878;
+            let _e882 = params.N;
+            r122_ = _e882;
+            let _e885 = i_121_;
+            let _e887 = r122_;
+            r123_ = (_e885 < _e887);
+            let _e891 = r123_;
+            if _e891 {
+                let _e894 = i_121_;
+                let _e898 = tile0_keys[bitcast<u32>(_e894)];
+                r124_ = _e898;
+                let _e901 = r124_;
+                key_125_ = _e901;
+                let _e904 = key_125_;
+                r126_ = (_e904 >> bitcast<u32>(31u));
+                let _e910 = r126_;
+                r127_ = (_e910 == 1u);
+                let _e915 = key_125_;
+                r128_ = (_e915 & 2147483647u);
+                let _e920 = key_125_;
+                r129_ = ~(_e920);
+                let _e924 = r127_;
+                let _e926 = r128_;
+                let _e928 = r129_;
+                r130_ = select(_e928, _e926, _e924);
+                let _e932 = r130_;
+                r131_ = bitcast<f32>(_e932);
+                let _e936 = r131_;
+                let _e941 = i_121_;
+                Y[bitcast<u32>(_e941)] = _e936;
             }
         }
         continuing {
-            let _e947 = k_116_;
-            k_116_ = (_e947 + 1i);
+            let _e946 = k_116_;
+            k_116_ = (_e946 + 1i);
         }
     }
-    let _e952 = left_141_;
-    if !(_e952) {
+    let _e951 = left_141_;
+    if !(_e951) {
         loop_guard[0u] = 2147483657u;
     }
 }

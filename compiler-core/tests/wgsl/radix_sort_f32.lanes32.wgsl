@@ -429,93 +429,87 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
         }
         storageBarrier();
         workgroupBarrier();
-        let _e499 = bitcast<u32>((i32(local_index) % 32i));
-        let _e501 = (_e499 + 0u);
-        let _e503 = (_e501 < 8u);
-        let _e508 = warp_partials[select(0u, _e501, _e503)];
-        let _e511 = select(0u, bitcast<u32>(_e508), _e503);
-        let _e513 = (_e499 + 4u);
-        let _e517 = subgroupShuffle(_e511, select(_e499, _e513, (_e513 < 32u)));
-        let _e518 = (_e511 + _e517);
-        let _e520 = (_e499 + 2u);
-        let _e524 = subgroupShuffle(_e518, select(_e499, _e520, (_e520 < 32u)));
-        let _e525 = (_e518 + _e524);
-        let _e527 = (_e499 + 1u);
-        let _e531 = subgroupShuffle(_e525, select(_e499, _e527, (_e527 < 32u)));
-        let _e534 = subgroupShuffle((_e525 + _e531), 0u);
+        let _e497 = warp_partials[0];
+        let _e501 = warp_partials[1];
+        let _e505 = warp_partials[2];
+        let _e509 = warp_partials[3];
+        let _e513 = warp_partials[4];
+        let _e517 = warp_partials[5];
+        let _e521 = warp_partials[6];
+        let _e525 = warp_partials[7];
         workgroupBarrier();
-        r80_ = _e534;
-        let _e537 = r80_;
-        all_zeros_81_ = _e537;
-        let _e540 = zeros_up_to_79_;
-        let _e542 = zeros_37_;
-        r82_ = (_e540 - _e542);
-        let _e546 = r82_;
-        zero_at_83_ = _e546;
-        let _e550 = t_1_;
-        r84_ = (4i * _e550);
-        let _e554 = r84_;
-        r85_ = u32(_e554);
-        let _e558 = all_zeros_81_;
-        let _e560 = r85_;
-        r86_ = (_e558 + _e560);
-        let _e564 = r86_;
-        let _e566 = zero_at_83_;
-        r87_ = (_e564 - _e566);
-        let _e570 = r87_;
-        one_at_88_ = _e570;
+        r80_ = (((bitcast<u32>(_e497) + bitcast<u32>(_e513)) + (bitcast<u32>(_e505) + bitcast<u32>(_e521))) + ((bitcast<u32>(_e501) + bitcast<u32>(_e517)) + (bitcast<u32>(_e509) + bitcast<u32>(_e525))));
+        let _e536 = r80_;
+        all_zeros_81_ = _e536;
+        let _e539 = zeros_up_to_79_;
+        let _e541 = zeros_37_;
+        r82_ = (_e539 - _e541);
+        let _e545 = r82_;
+        zero_at_83_ = _e545;
+        let _e549 = t_1_;
+        r84_ = (4i * _e549);
+        let _e553 = r84_;
+        r85_ = u32(_e553);
+        let _e557 = all_zeros_81_;
+        let _e559 = r85_;
+        r86_ = (_e557 + _e559);
+        let _e563 = r86_;
+        let _e565 = zero_at_83_;
+        r87_ = (_e563 - _e565);
+        let _e569 = r87_;
+        one_at_88_ = _e569;
         r89_ = 4i;
         r90_ = 1i;
         k_91_ = 0i;
         loop {
-            let _e579 = k_91_;
-            r92_ = (_e579 < 4i);
-            let _e584 = r92_;
-            r93_ = !(_e584);
-            let _e588 = r93_;
-            if _e588 {
+            let _e578 = k_91_;
+            r92_ = (_e578 < 4i);
+            let _e583 = r92_;
+            r93_ = !(_e583);
+            let _e587 = r93_;
+            if _e587 {
                 break;
             }
-            let _e591 = t_1_;
-            r94_ = (4i * _e591);
-            let _e595 = r94_;
-            let _e597 = k_91_;
-            r95_ = (_e595 + _e597);
-            let _e602 = r95_;
-            let _e606 = tile0_keys[bitcast<u32>(_e602)];
-            r96_ = _e606;
-            let _e609 = r96_;
-            key_97_ = _e609;
-            let _e612 = b_34_;
-            r98_ = u32(_e612);
-            let _e616 = key_97_;
-            let _e618 = r98_;
-            r99_ = (_e616 >> bitcast<u32>(_e618));
-            let _e623 = r99_;
-            r100_ = (_e623 & 1u);
-            let _e628 = r100_;
-            r101_ = (_e628 == 0u);
-            let _e633 = r101_;
-            if _e633 {
-                let _e635 = key_97_;
-                let _e638 = zero_at_83_;
-                tile1_moved[bitcast<u32>(_e638)] = _e635;
-                let _e643 = zero_at_83_;
-                r102_ = (_e643 + 1u);
-                let _e648 = r102_;
-                zero_at_83_ = _e648;
+            let _e590 = t_1_;
+            r94_ = (4i * _e590);
+            let _e594 = r94_;
+            let _e596 = k_91_;
+            r95_ = (_e594 + _e596);
+            let _e601 = r95_;
+            let _e605 = tile0_keys[bitcast<u32>(_e601)];
+            r96_ = _e605;
+            let _e608 = r96_;
+            key_97_ = _e608;
+            let _e611 = b_34_;
+            r98_ = u32(_e611);
+            let _e615 = key_97_;
+            let _e617 = r98_;
+            r99_ = (_e615 >> bitcast<u32>(_e617));
+            let _e622 = r99_;
+            r100_ = (_e622 & 1u);
+            let _e627 = r100_;
+            r101_ = (_e627 == 0u);
+            let _e632 = r101_;
+            if _e632 {
+                let _e634 = key_97_;
+                let _e637 = zero_at_83_;
+                tile1_moved[bitcast<u32>(_e637)] = _e634;
+                let _e642 = zero_at_83_;
+                r102_ = (_e642 + 1u);
+                let _e647 = r102_;
+                zero_at_83_ = _e647;
             } else {
-                let _e651 = key_97_;
-                let _e654 = one_at_88_;
-                tile1_moved[bitcast<u32>(_e654)] = _e651;
-                let _e659 = one_at_88_;
-                r103_ = (_e659 + 1u);
-                let _e664 = r103_;
-                one_at_88_ = _e664;
+                let _e650 = key_97_;
+                let _e653 = one_at_88_;
+                tile1_moved[bitcast<u32>(_e653)] = _e650;
+                let _e658 = one_at_88_;
+                r103_ = (_e658 + 1u);
+                let _e663 = r103_;
+                one_at_88_ = _e663;
             }
             continuing {
-                let _e667 = k_91_;
-                k_91_ = (_e667 + 1i);
+                let _e666 = k_91_;
+                k_91_ = (_e666 + 1i);
             }
         }
         storageBarrier();
@@ -524,94 +518,94 @@ fn tessera_radix_sort_f32_(@builtin(local_invocation_index) local_index: u32, @b
         r105_ = 1i;
         k_106_ = 0i;
         loop {
-            let _e678 = k_106_;
-            r107_ = (_e678 < 4i);
-            let _e683 = r107_;
-            r108_ = !(_e683);
-            let _e687 = r108_;
-            if _e687 {
+            let _e677 = k_106_;
+            r107_ = (_e677 < 4i);
+            let _e682 = r107_;
+            r108_ = !(_e682);
+            let _e686 = r108_;
+            if _e686 {
                 break;
             }
-            let _e690 = t_1_;
-            r109_ = (4i * _e690);
-            let _e694 = r109_;
-            let _e696 = k_106_;
-            r110_ = (_e694 + _e696);
-            let _e701 = t_1_;
-            r111_ = (4i * _e701);
-            let _e705 = r111_;
-            let _e707 = k_106_;
-            r112_ = (_e705 + _e707);
-            let _e712 = r112_;
-            let _e716 = tile1_moved[bitcast<u32>(_e712)];
-            r113_ = _e716;
-            let _e719 = r113_;
-            let _e722 = r110_;
-            tile0_keys[bitcast<u32>(_e722)] = _e719;
+            let _e689 = t_1_;
+            r109_ = (4i * _e689);
+            let _e693 = r109_;
+            let _e695 = k_106_;
+            r110_ = (_e693 + _e695);
+            let _e700 = t_1_;
+            r111_ = (4i * _e700);
+            let _e704 = r111_;
+            let _e706 = k_106_;
+            r112_ = (_e704 + _e706);
+            let _e711 = r112_;
+            let _e715 = tile1_moved[bitcast<u32>(_e711)];
+            r113_ = _e715;
+            let _e718 = r113_;
+            let _e721 = r110_;
+            tile0_keys[bitcast<u32>(_e721)] = _e718;
             continuing {
-                let _e727 = k_106_;
-                k_106_ = (_e727 + 1i);
+                let _e726 = k_106_;
+                k_106_ = (_e726 + 1i);
             }
         }
         storageBarrier();
         workgroupBarrier();
         continuing {
-            let _e732 = b_34_;
-            b_34_ = (_e732 + 1i);
+            let _e731 = b_34_;
+            b_34_ = (_e731 + 1i);
         }
     }
     r114_ = 4i;
     r115_ = 1i;
     k_116_ = 0i;
     loop {
-        let _e743 = k_116_;
-        r117_ = (_e743 < 4i);
-        let _e748 = r117_;
-        r118_ = !(_e748);
-        let _e752 = r118_;
-        if _e752 {
+        let _e742 = k_116_;
+        r117_ = (_e742 < 4i);
+        let _e747 = r117_;
+        r118_ = !(_e747);
+        let _e751 = r118_;
+        if _e751 {
             break;
         }
-        let _e755 = t_1_;
-        r119_ = (4i * _e755);
-        let _e759 = r119_;
-        let _e761 = k_116_;
-        r120_ = (_e759 + _e761);
-        let _e765 = r120_;
-        i_121_ = _e765;
-        let _e769 = params.N;
-        r122_ = _e769;
-        let _e772 = i_121_;
-        let _e774 = r122_;
-        r123_ = (_e772 < _e774);
-        let _e778 = r123_;
-        if _e778 {
-            let _e781 = i_121_;
-            let _e785 = tile0_keys[bitcast<u32>(_e781)];
-            r124_ = _e785;
-            let _e788 = r124_;
-            key_125_ = _e788;
-            let _e791 = key_125_;
-            r126_ = (_e791 >> bitcast<u32>(31u));
-            let _e797 = r126_;
-            r127_ = (_e797 == 1u);
-            let _e802 = key_125_;
-            r128_ = (_e802 & 2147483647u);
-            let _e807 = key_125_;
-            r129_ = ~(_e807);
-            let _e811 = r127_;
-            let _e813 = r128_;
-            let _e815 = r129_;
-            r130_ = select(_e815, _e813, _e811);
-            let _e819 = r130_;
-            r131_ = bitcast<f32>(_e819);
-            let _e823 = r131_;
-            let _e828 = i_121_;
-            Y[bitcast<u32>(_e828)] = _e823;
+        let _e754 = t_1_;
+        r119_ = (4i * _e754);
+        let _e758 = r119_;
+        let _e760 = k_116_;
+        r120_ = (_e758 + _e760);
+        let _e764 = r120_;
+        i_121_ = _e764;
+        let _e768 = params.N;
+        r122_ = _e768;
+        let _e771 = i_121_;
+        let _e773 = r122_;
+        r123_ = (_e771 < _e773);
+        let _e777 = r123_;
+        if _e777 {
+            let _e780 = i_121_;
+            let _e784 = tile0_keys[bitcast<u32>(_e780)];
+            r124_ = _e784;
+            let _e787 = r124_;
+            key_125_ = _e787;
+            let _e790 = key_125_;
+            r126_ = (_e790 >> bitcast<u32>(31u));
+            let _e796 = r126_;
+            r127_ = (_e796 == 1u);
+            let _e801 = key_125_;
+            r128_ = (_e801 & 2147483647u);
+            let _e806 = key_125_;
+            r129_ = ~(_e806);
+            let _e810 = r127_;
+            let _e812 = r128_;
+            let _e814 = r129_;
+            r130_ = select(_e814, _e812, _e810);
+            let _e818 = r130_;
+            r131_ = bitcast<f32>(_e818);
+            let _e822 = r131_;
+            let _e827 = i_121_;
+            Y[bitcast<u32>(_e827)] = _e822;
         }
         continuing {
-            let _e833 = k_116_;
-            k_116_ = (_e833 + 1i);
+            let _e832 = k_116_;
+            k_116_ = (_e832 + 1i);
         }
     }
 }
