@@ -1382,7 +1382,10 @@ fn a_tile_product_keeps_its_bits_on_every_lowering() {
 fn swiglu_reuses_its_tile_loads_and_fits_32_kib() {
     let source = include_str!("../../bench/tiles/swiglu.tsr");
     let compilation = compiler_core::compile(source);
-    let kernel = compilation.kernel(None).expect("swiglu lowers");
+    let kernel = match compilation.kernel(None) {
+        Ok(kernel) => kernel,
+        Err(diagnostics) => panic!("{diagnostics:#?}"),
+    };
     assert_eq!(kernel.shared.len(), 4, "{:?}", kernel.shared);
     assert_eq!(kernel.shared_bytes_at(32), 16_640);
     let (m, k, n) = (40usize, 70usize, 36usize);

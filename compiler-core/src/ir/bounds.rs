@@ -190,7 +190,10 @@ mod tests {
             "@launch(64)\nkernel k(X: tensor<f32>[N], T: tensor<f32>[64, 64]) {{\n{body}\n}}\n"
         );
         let compilation = crate::compile(&source);
-        let kernel = compilation.kernel(None).expect("the kernel lowers");
+        let kernel = match compilation.kernel(None) {
+            Ok(kernel) => kernel,
+            Err(diagnostics) => panic!("{diagnostics:#?}"),
+        };
         let found = trip_bounds(kernel);
         fn walk(stmts: &[Stmt], found: &HashMap<LoopId, i64>, loops: &mut Vec<Option<i64>>) {
             for stmt in stmts {

@@ -80,8 +80,7 @@ pub(super) fn reuse_tiles(kernel: &mut Kernel, named: &[bool]) {
         return;
     }
     // A merged array is named for every value it holds (`Wg_tile_or_Wu_tile`).
-    for array in 0..count {
-        let owner = into[array];
+    for (array, &owner) in into.iter().enumerate() {
         if owner != array {
             let name = kernel.shared[array].name.clone();
             let names = &mut kernel.shared[owner].name;

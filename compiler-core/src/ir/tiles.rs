@@ -428,7 +428,7 @@ impl Lowering {
         };
         let threads = self.threads;
         let rows = (m * n).checked_div(threads).unwrap_or(0);
-        let blocked = threads % n.max(1) == 0 && (m * n) % threads.max(1) == 0;
+        let blocked = threads.is_multiple_of(n.max(1)) && (m * n).is_multiple_of(threads.max(1));
         if !(blocked && (1..=BLOCKED).contains(&rows)) {
             self.cooperative(m * n, span, |lw, e| {
                 let ij = lw.unflatten(e, &[m, n], span);
