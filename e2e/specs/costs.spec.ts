@@ -29,9 +29,10 @@ test('occupancy charts mark the kernel and name the limit that binds', async ({ 
   await page.getByTestId('occupancy-summary').click();
   const charts = page.getByTestId('occupancy-charts');
   await expect(charts.locator('figure')).toHaveCount(3);
-  // sm_70, 256 threads, 24 KiB of tiles, 32 registers: shared memory binds at 4 CTAs, 50%.
-  await expect(charts.locator('figcaption').nth(0)).toHaveText("Against registers per thread: at this kernel's 32, 50% (32 of 64 warps per SM); shared memory binds.");
-  await expect(charts.locator('.point').nth(2)).toHaveAttribute('aria-label', /^24576 shared memory per CTA \(this kernel\): occupancy 50%/);
+  // sm_70, 256 threads, 12 KiB of tiles (reused by liveness), 32 registers: the warp slots,
+  // shared memory and the registers each allow 8 CTAs, 100%.
+  await expect(charts.locator('figcaption').nth(0)).toHaveText("Against registers per thread: at this kernel's 32, 100% (64 of 64 warps per SM); warps and shared memory and registers bind.");
+  await expect(charts.locator('.point').nth(2)).toHaveAttribute('aria-label', /^12288 shared memory per CTA \(this kernel\): occupancy 100%/);
   await page.getByTestId('occupancy-registers').fill('128');
   await page.getByTestId('occupancy-registers').press('Enter');
   await expect(charts.locator('figcaption').nth(1)).toContainText("at this kernel's 256, 25% (16 of 64 warps per SM); registers bind.");

@@ -114,9 +114,10 @@ test('the naive transpose: the strided write is marked', async ({ play, page }) 
 test('occupancy beside the launch follows the target and the registers', async ({ play, page }) => {
   await play.open('?example=tiled_matmul');
   const summary = page.getByTestId('occupancy-summary');
-  await expect(summary).toHaveText('Occupancy on sm_70: 50% (32 of 64 warps per SM)');
+  await expect(summary).toHaveText('Occupancy on sm_70: 100% (64 of 64 warps per SM)');
   await summary.click();
-  await expect(page.getByTestId('occupancy-table')).toContainText('shared memory4 (binds)');
+  await expect(page.getByTestId('occupancy-table')).toContainText('12288 bytes of shared memory');
+  await expect(page.getByTestId('occupancy-table')).toContainText('shared memory8 (binds)');
   await page.getByTestId('occupancy-arch').selectOption('sm_90');
   await expect(summary).toHaveText('Occupancy on sm_90: 100% (64 of 64 warps per SM)');
   await page.getByTestId('occupancy-registers').fill('128');
