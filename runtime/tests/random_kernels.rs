@@ -1,8 +1,8 @@
 //! Random differential testing: proptest writes random kernels that are well typed and
 //! uniformity-correct (integer and float arithmetic, branches under varying and warp-uniform
 //! conditions, counted loops, warp and CTA collectives, votes, warp and CTA scans, shuffles,
-//! tiles of a tensor and scratch tiles, atomics on a tensor and on a scratch tile, partial
-//! warps)
+//! tiles of a tensor, tile expressions and scratch tiles, atomics on a tensor and on a scratch
+//! tile, partial warps)
 //! and each one must give the simulator's results on the native GPU (Mesa's lavapipe, subgroups
 //! of 8) in subgroup mode and with 32-lane warps emulated, and through PTX on an NVIDIA GPU
 //! where there is one.
@@ -464,6 +464,19 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
             format!("if true {{\n  var t = X[ctx.block.x * ctx.threads + {shift} :+ {len}]\n  v = v + t[(ctx.thread + a) & {mask}]\n}}")
         });
         options.push((1, tile.boxed()));
+        // Tile expressions whose operands are tiles of their own, which share storage once
+        // dead (issue 55, `ir/reuse.rs`): the second expression's slice takes the first's.
+        let expressions = (
+            prop::sample::select(vec![16, 32]),
+            0i32..8,
+            0i32..8,
+            prop::sample::select(vec!["+", "-", "*"]),
+        )
+            .prop_map(|(len, s1, s2, op)| {
+                let mask = len - 1;
+                format!("if true {{\n  let base = ctx.block.x * ctx.threads\n  var t = X[base + {s1} :+ {len}] {op} X[base + {s2} :+ {len}]\n  var u = X[base + {s2} :+ {len}] - t\n  v = v + t[(ctx.thread + a) & {mask}] + u[ctx.thread & {mask}]\n}}")
+            });
+        options.push((1, expressions.boxed()));
     }
     if depth > 0 {
         options.push((
@@ -843,6 +856,7 @@ fn the_generator_draws_every_kind_of_statement() {
         "shuffle_xor(",
         "ballot<over ctx.lane>",
         ":+ ",
+        "var u = X[base",
         "tile<i32>[1024]",
         "for ",
         "i32((",
