@@ -108,7 +108,11 @@ impl<'k> Builder<'k> {
                 p
             }
         };
-        let kind = scalar_kind_of(t);
+        let kind = match t {
+            Scalar::F32 | Scalar::F16 => ScalarKind::Float,
+            Scalar::I32 => ScalarKind::Sint,
+            _ => ScalarKind::Uint,
+        };
         let lane = self.lane(block);
         let zero = self.lit(block, Literal::I32(0));
         let first = self.binary(block, B::Equal, lane, zero);
@@ -249,14 +253,6 @@ impl<'k> Builder<'k> {
                 reject: own,
             },
         )
-    }
-}
-
-fn scalar_kind_of(t: Scalar) -> ScalarKind {
-    match t {
-        Scalar::F32 | Scalar::F16 => ScalarKind::Float,
-        Scalar::I32 => ScalarKind::Sint,
-        _ => ScalarKind::Uint,
     }
 }
 

@@ -105,7 +105,7 @@ impl<'k> Builder<'k> {
                 self.flush(block);
                 let accept = self.block(then_block);
                 let reject = self.block(else_block);
-                self.span = naga::Span::new(stmt.span.start as u32, stmt.span.end as u32);
+                self.at(stmt);
                 block.push(
                     St::If {
                         condition,
