@@ -44,6 +44,55 @@ fn point(class: &str, x: f64, y: f64, text: &str) -> String {
 
 pub use compiler_core::timing::si;
 
+/// The page's one stylesheet: its light theme's colours and its `.chart` rules dress a chart
+/// shown outside the page ([`standalone_svg`]), so both draw alike from one set of rules.
+const PAGE_CSS: &str = include_str!("../../site/style.css");
+
+/// The `<svg>` of a chart's `<figure>` alone, standing by itself: the SVG namespace, and the
+/// page's chart rules and light colours in a `<style>` of its own. For a notebook (Python's
+/// `Chart._repr_svg_`), where the page's stylesheet is absent; the drawing is the figure's.
+pub fn standalone_svg(figure: &str) -> String {
+    let start = figure.find("<svg").unwrap_or(0);
+    let end = figure
+        .rfind("</svg>")
+        .map_or(figure.len(), |e| e + "</svg>".len());
+    let svg = &figure[start..end];
+    let Some(open) = svg.find('>') else {
+        return svg.to_owned();
+    };
+    let namespace = if svg[..open].contains("xmlns=") {
+        ""
+    } else {
+        " xmlns=\"http://www.w3.org/2000/svg\""
+    };
+    format!(
+        "{}{namespace}><style>{}</style>{}",
+        &svg[..open],
+        standalone_style(),
+        &svg[open + 1..]
+    )
+}
+
+/// The light theme's custom properties (the `:root { … }` blocks) on the SVG, then every rule
+/// of the page's that starts with `.chart`.
+fn standalone_style() -> String {
+    let mut properties = String::new();
+    let mut in_root = false;
+    for line in PAGE_CSS.lines() {
+        match line.trim() {
+            ":root {" => in_root = true,
+            "}" => in_root = false,
+            property if in_root && property.starts_with("--") => properties += property,
+            _ => {}
+        }
+    }
+    let rules: String = PAGE_CSS
+        .lines()
+        .filter(|line| line.starts_with(".chart"))
+        .collect();
+    format!("svg{{{properties}color:var(--fg);font-family:var(--sans)}}{rules}")
+}
+
 /// `1.20 µs`: a duration in the unit that reads best.
 pub fn seconds(value: f64) -> String {
     let (scale, unit) = if value >= 1.0 {
@@ -70,5 +119,21 @@ mod tests {
         assert_eq!(seconds(1.2e-6), "1.200 µs");
         assert_eq!(seconds(0.25), "250.000 ms");
         assert_eq!(escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+
+    #[test]
+    fn a_standalone_chart_is_the_figures_svg_with_the_pages_chart_rules() {
+        let figure = roofline(1 << 20, 0, 12 << 20, None);
+        let svg = standalone_svg(&figure);
+        assert!(svg.starts_with("<svg class=\"chart\""), "{svg}");
+        assert!(svg.ends_with("</svg>") && !svg.contains("figcaption"));
+        assert!(svg.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+        assert!(svg.contains("--warm: #c4621c;") && svg.contains(".chart .roof-sm_90"));
+        // The drawing is the figure's: take the style out and the SVG is what the page shows.
+        let style_start = svg.find("<style>").unwrap_or(0);
+        let style_end = svg.find("</style>").map_or(0, |e| e + "</style>".len());
+        let drawing = format!("{}{}", &svg[..style_start], &svg[style_end..])
+            .replace(" xmlns=\"http://www.w3.org/2000/svg\"", "");
+        assert!(figure.contains(&drawing));
     }
 }

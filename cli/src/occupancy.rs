@@ -5,10 +5,10 @@
 
 use crate::print::print_out;
 use crate::run::{compile, report};
-use compiler_core::occupancy::{occupancy, DEFAULT_REGISTERS};
+use compiler_core::occupancy::{line, DEFAULT_REGISTERS};
 use compiler_core::ptx::Arch;
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct OccupancyArgs {
@@ -56,7 +56,7 @@ pub fn run(args: &OccupancyArgs) -> ExitCode {
         };
         let (registers, from) = match args.registers {
             Some(n) => (n, "--registers".to_owned()),
-            None => match ptxas_registers(&ptx.text, arch) {
+            None => match runtime::ptxas::registers(&ptx.text, arch) {
                 Ok(n) => (n, "ptxas -v".to_owned()),
                 Err(why) => (
                     DEFAULT_REGISTERS,
@@ -64,14 +64,8 @@ pub fn run(args: &OccupancyArgs) -> ExitCode {
                 ),
             },
         };
-        match occupancy(arch, threads, ptx.shared_bytes, registers) {
-            Ok(o) => {
-                print_out(&format!(
-                    "{}  ({threads} threads per CTA, {} bytes of shared memory, {registers} registers per thread from {from})\n",
-                    o.to_text(),
-                    ptx.shared_bytes
-                ));
-            }
+        match line(arch, threads, ptx.shared_bytes, registers, &from) {
+            Ok(text) => print_out(&text),
             Err(why) => {
                 eprintln!("error: {why}");
                 return ExitCode::from(1);
@@ -79,42 +73,4 @@ pub fn run(args: &OccupancyArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
-}
-
-/// The registers per thread `ptxas -v` reports for `ptx`, or why it could not say.
-fn ptxas_registers(ptx: &str, arch: Arch) -> Result<u32, String> {
-    let path = std::env::temp_dir().join(format!("tessera-occupancy-{}.ptx", std::process::id()));
-    std::fs::write(&path, ptx).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let ptxas = std::env::var_os("PTXAS").unwrap_or_else(|| "ptxas".into());
-    let output = Command::new(ptxas)
-        .args(["-v", "--gpu-name", arch.name(), "-o"])
-        .arg(std::env::temp_dir().join(format!("tessera-occupancy-{}.cubin", std::process::id())))
-        .arg(&path)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    let output = output.map_err(|_| "no ptxas on this machine".to_owned())?;
-    let text = String::from_utf8_lossy(&output.stderr);
-    registers_in(&text).ok_or_else(|| "ptxas did not say how many registers".to_owned())
-}
-
-/// "ptxas info    : Used 18 registers, 380 bytes cmem[0]" → 18.
-fn registers_in(text: &str) -> Option<u32> {
-    let after = text.split("Used ").nth(1)?;
-    let (number, rest) = after.split_once(' ')?;
-    rest.starts_with("registers").then(|| number.parse().ok())?
-}
-
-#[cfg(test)]
-mod tests {
-    use super::registers_in;
-
-    #[test]
-    fn registers_are_read_from_ptxas_output() {
-        let text = "ptxas info    : 0 bytes gmem\nptxas info    : Compiling entry function 'dot' for 'sm_90'\nptxas info    : Used 18 registers, 380 bytes cmem[0]\n";
-        assert_eq!(registers_in(text), Some(18));
-        assert_eq!(
-            registers_in("ptxas fatal   : Unresolved extern function"),
-            None
-        );
-    }
 }

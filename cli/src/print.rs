@@ -1,10 +1,11 @@
 //! What the CLI prints of a run: the one-line summary, a tensor's preview, the super-tiles of a
-//! cluster run, and the trace and memory profile as JSON. Text out only; nothing here runs.
+//! cluster run, and the trace as JSON (the memory profile's is `MemoryProfile::to_json`). Text
+//! out only; nothing here runs.
 
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Scalar};
-use compiler_core::sim::{MemoryProfile, Trace};
+use compiler_core::sim::Trace;
 use compiler_core::span::LineIndex;
 use std::io::Write as _;
 
@@ -26,44 +27,6 @@ pub fn note_order_dependent_sums(stats: compiler_core::sim::Stats) {
     if stats.order_dependent_sums {
         eprintln!("note: {}", compiler_core::sim::ORDER_DEPENDENT_SUMS);
     }
-}
-
-/// The profile as JSON: each access with its line and column (1-based) and its figures.
-pub fn profile_json(profile: &MemoryProfile, source: &str) -> String {
-    let lines = LineIndex::new(source);
-    let sites: Vec<serde_json::Value> = profile
-        .sites
-        .iter()
-        .map(|site| {
-            let at = lines.line_column(source, site.span.start);
-            let mut value = serde_json::to_value(site).unwrap_or_default();
-            if let Some(object) = value.as_object_mut() {
-                object.insert("line".into(), at.line.into());
-                object.insert("column".into(), at.column.into());
-                object.insert(
-                    "sectors_per_request".into(),
-                    site.sectors_per_request().into(),
-                );
-                if site.is_shared() {
-                    object.insert("excess_wavefronts".into(), site.excess_wavefronts().into());
-                } else {
-                    object.insert("excess_sectors".into(), site.excess_sectors().into());
-                }
-                object.insert("mean_degree".into(), site.mean_degree().into());
-                object.insert("poor".into(), site.is_poor().into());
-            }
-            value
-        })
-        .collect();
-    serde_json::to_string_pretty(&serde_json::json!({
-        "flops": profile.work.flops(),
-        "global_bytes": profile.global_bytes(),
-        "requested_bytes": profile.requested_bytes(),
-        "shared_wavefronts": profile.shared_wavefronts(),
-        "work": profile.work,
-        "sites": sites,
-    }))
-    .unwrap_or_default()
 }
 
 /// The trace as JSON, each step with its source line (1-based) beside its byte span.

@@ -15,10 +15,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use crate::print::{
-    note_order_dependent_sums, preview, print_out, print_super_tiles, profile_json,
-    ran_on_simulator, trace_json,
+    note_order_dependent_sums, preview, print_out, print_super_tiles, ran_on_simulator, trace_json,
 };
 use crate::progress::Bar;
+use runtime::Backend;
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -46,7 +46,7 @@ pub struct RunArgs {
     out: Option<PathBuf>,
     /// Where to run: sim (the reference simulator), gpu (WGSL on this machine's Vulkan GPU) or
     /// cuda (PTX on its first NVIDIA GPU, through NVIDIA's driver).
-    #[arg(long, default_value = "sim", value_parser = ["sim", "gpu", "cuda"])]
+    #[arg(long, default_value = "sim", value_parser = runtime::BACKENDS)]
     backend: String,
     /// Lanes per warp (ctx.lanes): 32 by default; on the Vulkan GPU, other widths its subgroups
     /// have or emulated; always 32 on CUDA.
@@ -161,91 +161,10 @@ fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std
     std::fs::write(path, compiler_core::npy::write(element, shape, bits))
 }
 
-/// Where `tessera run` runs a launch.
-enum Backend {
-    Simulator,
-    /// WGSL on a Vulkan GPU, its warps as `mode` gives them.
-    Vulkan {
-        gpu: runtime::Gpu,
-        mode: WarpMode,
-    },
-    /// PTX on an NVIDIA GPU.
-    Cuda(runtime::cuda::CudaGpu),
-}
-
-impl Backend {
-    /// Opens what `--backend` names; the error is the runtime's message.
-    fn open(args: &RunArgs, lanes: u32) -> Result<Backend, String> {
-        match args.backend.as_str() {
-            "gpu" => {
-                let gpu = pollster::block_on(runtime::open()).map_err(|e| e.to_string())?;
-                let mode = if args.emulate_warps {
-                    WarpMode::Emulated
-                } else {
-                    gpu.report.warp_mode(lanes)
-                };
-                Ok(Backend::Vulkan { gpu, mode })
-            }
-            "cuda" => {
-                if args.emulate_warps {
-                    return Err("--emulate-warps is for the Vulkan GPU (--backend gpu): CUDA runs PTX, whose warps are the GPU's".to_owned());
-                }
-                runtime::cuda::open(0)
-                    .map(Backend::Cuda)
-                    .map_err(|e| e.to_string())
-            }
-            _ => Ok(Backend::Simulator),
-        }
-    }
-
-    /// What the run's line says the kernel ran on.
-    fn describe(&self, lanes: u32) -> String {
-        match self {
-            Backend::Simulator => "the simulator".to_owned(),
-            Backend::Vulkan { gpu, mode } => format!(
-                "{} ({})",
-                gpu.report.name,
-                match mode {
-                    WarpMode::Subgroups => format!("warps are its subgroups of {lanes}"),
-                    WarpMode::Emulated => format!("{lanes}-lane warps emulated"),
-                }
-            ),
-            Backend::Cuda(gpu) => format!(
-                "{} (CUDA, PTX for {})",
-                gpu.report.name,
-                gpu.report.arch().map_or("?", |a| a.name())
-            ),
-        }
-    }
-
-    /// Runs a prepared launch on a GPU; `None` on the simulator, which runs elsewhere.
-    fn run_on_gpu(
-        &self,
-        prepared: &compiler_core::PreparedRun<'_>,
-        source: &str,
-    ) -> Option<Result<runtime::GpuOutput, runtime::RuntimeError>> {
-        match self {
-            Backend::Simulator => None,
-            Backend::Vulkan { gpu, mode } => Some(runtime::run_timed(
-                gpu,
-                prepared,
-                *mode,
-                runtime::TIMED_DISPATCHES,
-            )),
-            Backend::Cuda(gpu) => Some(runtime::cuda::run_timed(
-                gpu,
-                prepared,
-                source,
-                runtime::TIMED_DISPATCHES,
-            )),
-        }
-    }
-}
-
 pub fn run(args: &RunArgs) -> ExitCode {
     // NVIDIA's 32 lanes unless asked otherwise, so a run means the same on every backend.
     let lanes = args.lanes.unwrap_or(32);
-    let backend = match Backend::open(args, lanes) {
+    let backend = match Backend::open(&args.backend, args.emulate_warps, lanes) {
         Ok(backend) => backend,
         Err(error) => {
             eprintln!("error: {error}");
@@ -316,7 +235,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         }
         return traced(args, &compilation, &prepared, at, &bar);
     }
-    let params = match backend.run_on_gpu(&prepared, compilation.source()) {
+    let params = match backend.run(&prepared, compilation.source()) {
         None => {
             let output = prepared.simulate();
             bar.clear();
@@ -396,16 +315,7 @@ fn run_program(
     };
     prepared.run.options.threads = args.threads.map_or_else(default_threads, |n| n as usize);
     let start = std::time::Instant::now();
-    let on_gpu = match backend {
-        Backend::Vulkan { gpu, mode } => Some(runtime::run_program(gpu, &prepared, *mode)),
-        Backend::Cuda(gpu) => Some(runtime::cuda::run_program(
-            gpu,
-            &prepared,
-            compilation.source(),
-        )),
-        Backend::Simulator => None,
-    };
-    let result = match on_gpu {
+    let result = match backend.run_program(&prepared, compilation.source()) {
         Some(ran) => ran.map_err(|e| match e {
             compiler_core::program::ProgramError::Program(d) => Err(d),
             compiler_core::program::ProgramError::Launch(failure) => {
@@ -529,7 +439,7 @@ fn profiled(
     bar.clear();
     let source = compilation.source();
     match &profiled.profile {
-        Ok(profile) if args.json => print_out(&(profile_json(profile, source) + "\n")),
+        Ok(profile) if args.json => print_out(&(profile.to_json(source) + "\n")),
         Ok(profile) => print_out(&profile.to_text(source)),
         Err(why) => eprintln!("note: no memory counts: {why}"),
     }
@@ -637,7 +547,7 @@ fn across_processes(
                     part,
                     tile,
                     prepared.options,
-                    None,
+                    &compiler_core::sim::Observers::default(),
                 )
                 .map(|_| ())
                 .map_err(|fault| fault.to_diagnostic().message)

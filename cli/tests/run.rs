@@ -825,7 +825,7 @@ fn the_cuda_backend_runs_the_ptx_or_says_why_not() {
     }
     let output = tessera(&["run", path, "--backend", "cuda", "--emulate-warps"]);
     assert!(
-        stderr(&output).contains("--emulate-warps is for the Vulkan GPU"),
+        stderr(&output).contains("emulated warps are for the Vulkan GPU"),
         "{}",
         stderr(&output)
     );

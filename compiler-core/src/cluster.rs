@@ -16,7 +16,7 @@
 //! write disjoint elements and the result does not depend on how many nodes ran them.
 
 use crate::ir::{Cluster, DimRef, Kernel, Param};
-use crate::sim::{self, Arg, Args, Fault, Observers, Progress, SimOptions, Stats};
+use crate::sim::{self, Arg, Args, Fault, Observers, SimOptions, Stats};
 use serde::{Deserialize, Serialize};
 
 /// One super-tile: elements `start..start + len` of the cluster dimension.
@@ -162,11 +162,12 @@ pub fn simulate_one(
     part: &mut Args,
     tile: SuperTile,
     options: SimOptions,
-    progress: Option<Progress>,
+    observers: &Observers,
 ) -> Result<Stats, Fault> {
     let observers = Observers {
         writers: None,
-        progress,
+        progress: observers.progress,
+        stop: observers.stop,
     };
     sim::run_with(kernel, part, options, observers).map_err(|fault| Fault {
         message: format!(
@@ -188,14 +189,14 @@ pub fn simulate(
     args: &mut Args,
     options: SimOptions,
     nodes: usize,
-    progress: Option<Progress>,
+    observers: &Observers,
 ) -> Result<(Stats, ClusterRun), Fault> {
     let nodes = nodes.max(1);
     let tiles = plan(kernel, args, nodes);
     let mut total = Stats::default();
     for node in 0..nodes {
         run_tiles(kernel, args, &tiles, Some(node), |part, tile| {
-            let stats = simulate_one(kernel, part, tile, options, progress)?;
+            let stats = simulate_one(kernel, part, tile, options, observers)?;
             total += stats;
             Ok(())
         })?;

@@ -56,7 +56,7 @@ pub struct Compilation {
     pub checked: Checked,
     pub diagnostics: Vec<Diagnostic>,
     /// The IR, lowered on first use: the playground asks for it several times per keystroke.
-    ir: std::cell::OnceCell<Result<ir::Module, Vec<Diagnostic>>>,
+    ir: std::sync::OnceLock<Result<ir::Module, Vec<Diagnostic>>>,
 }
 
 impl Compilation {
@@ -115,7 +115,7 @@ pub fn compile(source: &str) -> Compilation {
         file,
         checked,
         diagnostics,
-        ir: std::cell::OnceCell::new(),
+        ir: std::sync::OnceLock::new(),
     };
     // The lints read the IR, so a source without errors is lowered here (once: `ir` keeps it).
     let warnings: Vec<Diagnostic> = match compilation.ir() {
@@ -142,7 +142,7 @@ pub fn compile_bytes(bytes: &[u8]) -> Compilation {
             file: syntax::ast::File::default(),
             checked: Checked::default(),
             diagnostics: vec![diagnostic],
-            ir: std::cell::OnceCell::new(),
+            ir: std::sync::OnceLock::new(),
         },
     }
 }

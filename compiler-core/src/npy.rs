@@ -26,12 +26,45 @@ pub fn dtype_of(element: Scalar) -> &'static str {
     }
 }
 
+/// A tensor's elements as their own type (a `bool` tensor's as `u32` words), from the bits a run
+/// leaves ([`crate::sim::Tensor::bits`]): what an `.npy` file holds, and what Python's numpy
+/// arrays are made of.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Elements {
+    F32(Vec<f32>),
+    F16(Vec<half::f16>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+    I8(Vec<i8>),
+    U8(Vec<u8>),
+    I64(Vec<i64>),
+    U64(Vec<u64>),
+}
+
+impl Elements {
+    pub fn of(element: Scalar, bits: &[u32]) -> Elements {
+        match element {
+            Scalar::F32 => Elements::F32(bits.iter().map(|&b| f32::from_bits(b)).collect()),
+            Scalar::F16 => Elements::F16(
+                bits.iter()
+                    .map(|&b| half::f16::from_bits(f16_storage(b)))
+                    .collect(),
+            ),
+            Scalar::I32 => Elements::I32(bits.iter().map(|&b| b as i32).collect()),
+            // An 8-bit element's bits are its widened value: its low byte is the element.
+            Scalar::I8 => Elements::I8(bits.iter().map(|&b| b as i8).collect()),
+            Scalar::U8 => Elements::U8(bits.iter().map(|&b| b as u8).collect()),
+            Scalar::U32 | Scalar::Bool => Elements::U32(bits.to_vec()),
+            // Two words an element, the low first.
+            Scalar::I64 => Elements::I64(wide_words(bits).map(|w| w as i64).collect()),
+            Scalar::U64 => Elements::U64(wide_words(bits).collect()),
+        }
+    }
+}
+
 /// A tensor of `element` with `shape` and element bits `bits` as an `.npy` file's bytes.
 pub fn write(element: Scalar, shape: &[usize], bits: &[u32]) -> Vec<u8> {
-    fn typed<T: npyz::AutoSerialize>(
-        shape: &[u64],
-        values: impl Iterator<Item = T>,
-    ) -> std::io::Result<Vec<u8>> {
+    fn typed<T: npyz::AutoSerialize>(shape: &[u64], values: Vec<T>) -> std::io::Result<Vec<u8>> {
         let mut out = Cursor::new(Vec::new());
         let mut writer = npyz::WriteOptions::new()
             .default_dtype()
@@ -43,20 +76,15 @@ pub fn write(element: Scalar, shape: &[usize], bits: &[u32]) -> Vec<u8> {
         Ok(out.into_inner())
     }
     let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
-    let written = match element {
-        Scalar::F32 => typed(&shape, bits.iter().map(|&b| f32::from_bits(b))),
-        Scalar::F16 => typed(
-            &shape,
-            bits.iter().map(|&b| half::f16::from_bits(f16_storage(b))),
-        ),
-        Scalar::I32 => typed(&shape, bits.iter().map(|&b| b as i32)),
-        // An 8-bit element's bits are its widened value: its low byte is the element.
-        Scalar::I8 => typed(&shape, bits.iter().map(|&b| b as i8)),
-        Scalar::U8 => typed(&shape, bits.iter().map(|&b| b as u8)),
-        Scalar::U32 | Scalar::Bool => typed(&shape, bits.iter().copied()),
-        // Two words an element, the low first.
-        Scalar::I64 => typed(&shape, wide_words(bits).map(|w| w as i64)),
-        Scalar::U64 => typed(&shape, wide_words(bits)),
+    let written = match Elements::of(element, bits) {
+        Elements::F32(v) => typed(&shape, v),
+        Elements::F16(v) => typed(&shape, v),
+        Elements::I32(v) => typed(&shape, v),
+        Elements::U32(v) => typed(&shape, v),
+        Elements::I8(v) => typed(&shape, v),
+        Elements::U8(v) => typed(&shape, v),
+        Elements::I64(v) => typed(&shape, v),
+        Elements::U64(v) => typed(&shape, v),
     };
     // Writing to memory cannot fail.
     written.unwrap_or_default()
@@ -68,8 +96,8 @@ fn wide_words(bits: &[u32]) -> impl Iterator<Item = u64> + '_ {
 }
 
 /// 64-bit values as a launch's data (`f64`s), refused past 2^53 in magnitude: a launch carries
-/// its inputs as numbers, exact up to there.
-fn exact_values(values: impl Iterator<Item = i128>, what: &str) -> Result<Vec<f64>, String> {
+/// its inputs as numbers, exact up to there. `what` names the data in the message.
+pub fn exact_values(values: impl Iterator<Item = i128>, what: &str) -> Result<Vec<f64>, String> {
     values
         .map(|v| {
             if v.unsigned_abs() <= 1 << 53 {

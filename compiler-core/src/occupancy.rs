@@ -89,6 +89,22 @@ pub struct Occupancy {
 /// Registers per thread assumed where `ptxas -v` cannot say: what small kernels use.
 pub const DEFAULT_REGISTERS: u32 = 32;
 
+/// `tessera occupancy`'s line for one target (and Python's `Module.occupancy` text): the
+/// figures, then what they assume, the registers from `from` ("ptxas -v", a guess).
+pub fn line(
+    arch: Arch,
+    threads: u32,
+    shared_bytes: u64,
+    registers: u32,
+    from: &str,
+) -> Result<String, String> {
+    let o = occupancy(arch, threads, shared_bytes, registers)?;
+    Ok(format!(
+        "{}  ({threads} threads per CTA, {shared_bytes} bytes of shared memory, {registers} registers per thread from {from})\n",
+        o.to_text()
+    ))
+}
+
 fn round_up(value: u64, unit: u64) -> u64 {
     value.div_ceil(unit.max(1)) * unit.max(1)
 }

@@ -170,6 +170,15 @@ struct Walk<'p> {
 }
 
 impl<'m> PreparedProgram<'m> {
+    /// What each launch's run observes: the host's stop ([`PreparedRun::stop`]), so an
+    /// interrupt stops the launch under way and, by its fault, the program.
+    fn stoppable(&self) -> Observers<'_> {
+        Observers {
+            stop: self.run.stop.as_deref(),
+            ..Observers::default()
+        }
+    }
+
     /// Runs the program on the simulator. A run on several threads that stops at a race
     /// (E0516) runs again on one, as a kernel's does, so the report never depends on them.
     pub fn simulate(&self) -> Result<ProgramOutput, Diagnostic> {
@@ -177,7 +186,7 @@ impl<'m> PreparedProgram<'m> {
             let mut made = 0;
             let result = self.execute(|kernel, args, _| {
                 made += 1;
-                sim::run_with(kernel, args, options, Observers::default())
+                sim::run_with(kernel, args, options, self.stoppable())
                     .map_err(|fault| fault.to_diagnostic().in_launch(made - 1))
             });
             (result, ())
@@ -193,8 +202,7 @@ impl<'m> PreparedProgram<'m> {
             let mut profile = MemoryProfile::default();
             let mut made = 0;
             let result = self.execute(|kernel, args, _| {
-                let (result, counted) =
-                    sim::run_profiled(kernel, args, options, Observers::default());
+                let (result, counted) = sim::run_profiled(kernel, args, options, self.stoppable());
                 profile.merge(counted);
                 made += 1;
                 result.map_err(|fault| fault.to_diagnostic().in_launch(made - 1))
@@ -222,11 +230,11 @@ impl<'m> PreparedProgram<'m> {
             let result = self.execute(|kernel, args, record| {
                 let result = if made == launch {
                     let (result, trace) =
-                        sim::run_traced(kernel, args, options, Observers::default(), block, limits);
+                        sim::run_traced(kernel, args, options, self.stoppable(), block, limits);
                     traced = Some((record.clone(), trace));
                     result
                 } else {
-                    sim::run_with(kernel, args, options, Observers::default())
+                    sim::run_with(kernel, args, options, self.stoppable())
                 };
                 made += 1;
                 result.map_err(|fault| fault.to_diagnostic().in_launch(made as u32 - 1))

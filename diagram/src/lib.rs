@@ -5,13 +5,15 @@
 //!
 //! In: a [`DiagramConfig`] (a launch shape, lane labels, the cluster tier). Out: the drawing, a
 //! breadcrumb, zoom buttons and a live readout. All the rules live in [`zoom`] (pure, tested);
-//! this module draws them.
+//! this module draws them, and [`svg`] draws one zoom as static SVG text (Python's notebooks).
 //!
 //! Accessibility: the drawing is one focusable listbox whose options are the cells (the
 //! focused one is `aria-activedescendant`), so a screen reader announces "CTA (2, 1)" as the
 //! arrows move; Enter or Space zooms in, Escape or Backspace zooms out; the readout is a live
 //! region. The zoom animation is skipped when the user prefers reduced motion (style.css).
 
+mod geometry;
+pub mod svg;
 pub mod zoom;
 
 pub use zoom::{Cluster, DiagramConfig, Level, Move, Zoom};

@@ -12,16 +12,23 @@
 //! wgpu's WebGPU backend, because wgpu 30 cannot request the browser's `subgroups` feature
 //! (gfx-rs/wgpu#10146; ARCHITECTURE.md).
 //!
-//! Natively, [`cuda`] runs a kernel's PTX on an NVIDIA GPU through the CUDA driver API.
+//! Natively, [`cuda`] runs a kernel's PTX on an NVIDIA GPU through the CUDA driver API, and
+//! [`Backend`] opens one of the three by name (`tessera run --backend`, Python's `backend=`).
 //!
 //! Invariant: this crate is the only one that touches a GPU API; the compiler core never does.
 
 mod plan;
 
 #[cfg(not(target_arch = "wasm32"))]
+mod backend;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod cuda;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod ptxas;
+#[cfg(not(target_arch = "wasm32"))]
+pub use backend::{Backend, BACKENDS};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{open, probe, run, run_program, run_timed, run_wgsl, run_wgsl_timed, Gpu};
 

@@ -34,7 +34,7 @@ mod wide_warp;
 
 pub use lint::lint;
 pub use lower::lower;
-pub use print::print;
+pub use print::{print, print_kernel};
 pub use program::{lower_program, Condition, LaunchArg, Program, Step, Temporary};
 pub use size::{Size, SizeOp};
 pub use types::{

@@ -7,83 +7,86 @@ use super::*;
 use std::fmt::Write;
 
 pub fn print(module: &Module) -> String {
+    module.kernels.iter().map(print_kernel).collect()
+}
+
+/// One kernel's text, as [`print`] gives each (Python's `Module.ir(kernel)`).
+pub fn print_kernel(kernel: &Kernel) -> String {
     let mut out = String::new();
-    for kernel in &module.kernels {
-        let params: Vec<String> = kernel
-            .params
-            .iter()
-            .map(|p| match p {
-                Param::Tensor {
-                    name,
-                    element,
-                    dims,
-                } => {
-                    let dims: Vec<String> = dims
-                        .iter()
-                        .map(|d| match d {
-                            DimRef::Literal(n) => n.to_string(),
-                            DimRef::Dim(i) => kernel.dims.get(*i).cloned().unwrap_or_default(),
-                        })
-                        .collect();
-                    format!("{name}: tensor<{}>[{}]", element.name(), dims.join(", "))
-                }
-                Param::Scalar { name, ty } => format!("{name}: {}", ty.name()),
-            })
-            .collect();
+    let params: Vec<String> = kernel
+        .params
+        .iter()
+        .map(|p| match p {
+            Param::Tensor {
+                name,
+                element,
+                dims,
+            } => {
+                let dims: Vec<String> = dims
+                    .iter()
+                    .map(|d| match d {
+                        DimRef::Literal(n) => n.to_string(),
+                        DimRef::Dim(i) => kernel.dims.get(*i).cloned().unwrap_or_default(),
+                    })
+                    .collect();
+                format!("{name}: tensor<{}>[{}]", element.name(), dims.join(", "))
+            }
+            Param::Scalar { name, ty } => format!("{name}: {}", ty.name()),
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "kernel {}({}) threads={} {{",
+        kernel.name,
+        params.join(", "),
+        kernel.threads
+    );
+    if !kernel.shared.is_empty() {
         let _ = writeln!(
             out,
-            "kernel {}({}) threads={} {{",
-            kernel.name,
-            params.join(", "),
-            kernel.threads
+            "  // shared memory: {} bytes with 32-lane warps",
+            kernel.shared_bytes_at(crate::hierarchy::NVIDIA_LANES)
         );
-        if !kernel.shared.is_empty() {
-            let _ = writeln!(
-                out,
-                "  // shared memory: {} bytes with 32-lane warps",
-                kernel.shared_bytes_at(crate::hierarchy::NVIDIA_LANES)
-            );
-        }
-        for (index, array) in kernel.shared.iter().enumerate() {
-            let extents = |e: &[u32]| e.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
-            let padded = if array.is_padded() {
-                format!(
-                    " stored as [{}]: rows of an even number of words are one word longer, so a column spans 32 banks",
-                    extents(&array.storage)
-                )
-            } else {
-                String::new()
-            };
-            let shape = if array.per_warp {
-                format!("ctx.warps, at most {}", extents(&array.shape))
-            } else {
-                extents(&array.shape)
-            };
-            let _ = writeln!(
-                out,
-                "  shared @{index}.{}: {}[{shape}]{padded}",
-                array.name,
-                array.element.name(),
-            );
-        }
-        for (index, array) in kernel.locals.iter().enumerate() {
-            let shape: Vec<String> = array.shape.iter().map(u32::to_string).collect();
-            let _ = writeln!(
-                out,
-                "  local ${index}.{}: {}[{}] per thread, {}",
-                array.name,
-                array.element.name(),
-                shape.join(", "),
-                if array.in_registers {
-                    "every index a constant: registers"
-                } else {
-                    "an index known at run time: local memory on PTX"
-                }
-            );
-        }
-        block(&mut out, kernel, &kernel.body, 1);
-        out += "}\n";
     }
+    for (index, array) in kernel.shared.iter().enumerate() {
+        let extents = |e: &[u32]| e.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+        let padded = if array.is_padded() {
+            format!(
+                " stored as [{}]: rows of an even number of words are one word longer, so a column spans 32 banks",
+                extents(&array.storage)
+            )
+        } else {
+            String::new()
+        };
+        let shape = if array.per_warp {
+            format!("ctx.warps, at most {}", extents(&array.shape))
+        } else {
+            extents(&array.shape)
+        };
+        let _ = writeln!(
+            out,
+            "  shared @{index}.{}: {}[{shape}]{padded}",
+            array.name,
+            array.element.name(),
+        );
+    }
+    for (index, array) in kernel.locals.iter().enumerate() {
+        let shape: Vec<String> = array.shape.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            out,
+            "  local ${index}.{}: {}[{}] per thread, {}",
+            array.name,
+            array.element.name(),
+            shape.join(", "),
+            if array.in_registers {
+                "every index a constant: registers"
+            } else {
+                "an index known at run time: local memory on PTX"
+            }
+        );
+    }
+    block(&mut out, kernel, &kernel.body, 1);
+    out += "}\n";
     out
 }
 

@@ -13,6 +13,7 @@ use crate::sim::{
 };
 use crate::syntax::ast;
 use crate::wgsl::{self, WarpMode};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// What a simulated run produced: every parameter as the kernel left it, and statistics.
@@ -84,6 +85,9 @@ pub struct PreparedRun<'k> {
     pub nodes: usize,
     /// Told each time a CTA finishes (of [`PreparedRun::ctas`]), from any of the run's threads.
     pub progress: Option<Arc<dyn Fn(u64) + Send + Sync>>,
+    /// Set from any thread to stop a simulated run within a few statements
+    /// ([`sim::Observers::stop`]): a notebook's interrupt.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl<'k> PreparedRun<'k> {
@@ -115,6 +119,7 @@ impl<'k> PreparedRun<'k> {
             },
             nodes: launch.nodes.max(1) as usize,
             progress: None,
+            stop: None,
         })
     }
 
@@ -144,6 +149,7 @@ impl<'k> PreparedRun<'k> {
                 .as_deref()
                 .filter(|_| !again)
                 .map(|p| p as Progress),
+            stop: self.stop.as_deref(),
         }
     }
 
@@ -180,9 +186,9 @@ impl<'k> PreparedRun<'k> {
 
     fn simulate_cluster(&self) -> Result<RunOutput, Diagnostic> {
         let mut args = self.args.clone();
-        let progress = self.observers(self.options, None).progress;
+        let observers = self.observers(self.options, None);
         let (stats, run) =
-            cluster::simulate(self.kernel, &mut args, self.options, self.nodes, progress)
+            cluster::simulate(self.kernel, &mut args, self.options, self.nodes, &observers)
                 .map_err(|fault| fault.to_diagnostic())?;
         Ok(RunOutput {
             args,

@@ -1,5 +1,5 @@
-//! Control flow under the active mask: blocks, statements (the step limit, E0514), `if`,
-//! loops with `break` and `continue`, `return`, and barriers (E0512).
+//! Control flow under the active mask: blocks, statements (the step limit, E0514, and the
+//! host's stop), `if`, loops with `break` and `continue`, `return`, and barriers (E0512).
 
 use super::*;
 
@@ -32,6 +32,13 @@ impl<'a> Cta<'a> {
             }
             self.stats.steps += 1;
             self.steps += 1;
+            // At a CTA's first statement and every STOP_CHECK after, so each CTA claimed
+            // after the host asked stops at once, and the run reports a fault, never a
+            // result with CTAs left out.
+            if (self.steps - 1) % STOP_CHECK == 0 && self.global.stopped() {
+                let first = mask.iter().position(|&m| m).unwrap_or(0);
+                return Err(self.fault(Code::E0514, stmt.span, first, INTERRUPTED.to_owned()));
+            }
             if self.steps > self.options.step_limit {
                 let first = mask.iter().position(|&m| m).unwrap_or(0);
                 let mut fault = self.fault(

@@ -44,6 +44,9 @@ pub struct Fault {
     pub waits: Option<Box<Waits>>,
 }
 
+/// The message of a run the host stopped ([`crate::sim::Observers::stop`]).
+pub const INTERRUPTED: &str = "the run was interrupted";
+
 /// What a CTA stopped at the step limit was waiting for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Waits {

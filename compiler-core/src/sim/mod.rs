@@ -46,7 +46,7 @@ mod trace_text;
 
 pub use arith::{fold, ERF_LARGE, ERF_SMALL, ERF_SPLIT};
 pub use compare::{compare_tensor, Comparison, FLOAT_TOLERANCE};
-pub use fault::{CtaOrder, Fault, Waits};
+pub use fault::{CtaOrder, Fault, Waits, INTERRUPTED};
 pub use profile::{
     bank_of, conflict_degree, element_bytes, sector_of, sectors, stored_word, word_of, AccessSite,
     ArrayPlace, MemoryProfile, BANKS, LINE_BYTES, PARTIALS, SECTOR_BYTES,
@@ -63,7 +63,7 @@ use crate::ir::*;
 use crate::span::Span;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 /// How the simulator runs.
@@ -258,7 +258,15 @@ pub struct Observers<'o> {
     pub writers: Option<&'o mut Writers>,
     /// Told as CTAs finish.
     pub progress: Option<Progress<'o>>,
+    /// Set by the host to stop the run (a notebook's interrupt, Ctrl-C): the CTAs stop within
+    /// [`STOP_CHECK`] statements, faulting with [`INTERRUPTED`] (E0514, the step limit's code:
+    /// the host knows it asked, and says so its own way).
+    pub stop: Option<&'o AtomicBool>,
 }
+
+/// Statements a CTA runs between two looks at [`Observers::stop`]: a relaxed load each 1,024
+/// statements costs nothing measurable, and 1,024 statements take well under a millisecond.
+pub const STOP_CHECK: u64 = 1 << 10;
 
 /// [`run`], also recording in `writers` (when given) who wrote each tensor element last.
 pub fn run_recording(
@@ -273,7 +281,7 @@ pub fn run_recording(
         options,
         Observers {
             writers,
-            progress: None,
+            ..Observers::default()
         },
     )
 }
@@ -315,7 +323,11 @@ fn in_words<T>(
         step_limit: options.step_limit.saturating_mul(16),
         ..options
     };
-    let Observers { writers, progress } = observers;
+    let Observers {
+        writers,
+        progress,
+        stop,
+    } = observers;
     let wide: Vec<bool> = args
         .params
         .iter()
@@ -337,6 +349,7 @@ fn in_words<T>(
     let observers = Observers {
         writers: word_writers.as_mut(),
         progress,
+        stop,
     };
     let result = run(&split, args, options, observers);
     word_axis(args, false);
@@ -361,6 +374,7 @@ impl Observers<'_> {
         Observers {
             writers: self.writers.as_deref_mut(),
             progress: self.progress,
+            stop: self.stop,
         }
     }
 }
@@ -478,6 +492,7 @@ struct Global<'a> {
     races: Vec<Option<Vec<AtomicU64>>>,
     writers: Option<Vec<Vec<AtomicU32>>>,
     progress: Option<Progress<'a>>,
+    stop: Option<&'a AtomicBool>,
     /// The next CTA to run, in grid order.
     next: AtomicU64,
     /// The first CTA (in grid order) known to have faulted, and its fault: CTAs after it stop.
@@ -529,6 +544,7 @@ fn run_observed(
         races,
         writers,
         progress: observers.progress,
+        stop: observers.stop,
         next: AtomicU64::new(0),
         fault: Mutex::new(None),
         fault_at: AtomicU64::new(u64::MAX),
@@ -656,6 +672,11 @@ impl<'a> Global<'a> {
     fn claim(&self) -> Option<u64> {
         let index = self.next.fetch_add(1, Ordering::Relaxed);
         (index < self.ctas() && index < self.fault_at.load(Ordering::Relaxed)).then_some(index)
+    }
+
+    /// Whether the host has asked the run to stop.
+    fn stopped(&self) -> bool {
+        self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
     }
 
     /// CTA `index` in grid order: x fastest, then y, then z.

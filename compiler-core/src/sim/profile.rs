@@ -858,34 +858,85 @@ impl MemoryProfile {
                 self.local_bytes()
             );
         }
-        if let Some(intensity) = self.intensity() {
+        text + &self.roofline_text(None)
+    }
+
+    /// The run's place on each target's roofline (`arch`'s alone when given), as
+    /// [`MemoryProfile::summary`] ends: empty without global traffic.
+    pub fn roofline_text(&self, arch: Option<crate::target::Arch>) -> String {
+        let w = &self.work;
+        let Some(intensity) = self.intensity() else {
+            return String::new();
+        };
+        let mut text = format!(
+            "roofline: {intensity:.3} FLOP/byte; the least time at each GPU's peaks (a bound, not a measurement: no caches, no latency):\n"
+        );
+        let archs = crate::target::Arch::ALL
+            .into_iter()
+            .filter(|a| arch.is_none_or(|only| only == *a));
+        for arch in archs {
+            let peak = arch.peak();
+            let (seconds, bound) =
+                peak.least_seconds(w.flops(), w.tensor_flops, self.global_bytes());
+            let bound = bound.name();
+            let tensor = match w.tensor_flops {
+                0 => String::new(),
+                _ => format!(
+                    ", {:.0} on tensor cores",
+                    peak.tensor_flops_per_second / 1e12
+                ),
+            };
             text += &format!(
-                "roofline: {intensity:.3} FLOP/byte; the least time at each GPU's peaks (a bound, not a measurement: no caches, no latency):\n"
+                "  {} {} ({:.1} TFLOP/s{tensor}, {:.0} GB/s, ridge {:.1} FLOP/byte): {bound}, at least {:.3} µs\n",
+                arch.name(),
+                peak.gpu,
+                peak.flops_per_second / 1e12,
+                peak.bytes_per_second / 1e9,
+                peak.ridge(),
+                seconds * 1e6
             );
-            for arch in crate::target::Arch::ALL {
-                let peak = arch.peak();
-                let (seconds, bound) =
-                    peak.least_seconds(w.flops(), w.tensor_flops, self.global_bytes());
-                let bound = bound.name();
-                let tensor = match w.tensor_flops {
-                    0 => String::new(),
-                    _ => format!(
-                        ", {:.0} on tensor cores",
-                        peak.tensor_flops_per_second / 1e12
-                    ),
-                };
-                text += &format!(
-                    "  {} {} ({:.1} TFLOP/s{tensor}, {:.0} GB/s, ridge {:.1} FLOP/byte): {bound}, at least {:.3} µs\n",
-                    arch.name(),
-                    peak.gpu,
-                    peak.flops_per_second / 1e12,
-                    peak.bytes_per_second / 1e9,
-                    peak.ridge(),
-                    seconds * 1e6
-                );
-            }
         }
         text
+    }
+
+    /// The profile as JSON (`tessera run --profile --json`, Python's `Profile.data`): each
+    /// access with its line and column (1-based) and its figures.
+    pub fn to_json(&self, source: &str) -> String {
+        let profile = self;
+        let lines = crate::span::LineIndex::new(source);
+        let sites: Vec<serde_json::Value> = profile
+            .sites
+            .iter()
+            .map(|site| {
+                let at = lines.line_column(source, site.span.start);
+                let mut value = serde_json::to_value(site).unwrap_or_default();
+                if let Some(object) = value.as_object_mut() {
+                    object.insert("line".into(), at.line.into());
+                    object.insert("column".into(), at.column.into());
+                    object.insert(
+                        "sectors_per_request".into(),
+                        site.sectors_per_request().into(),
+                    );
+                    if site.is_shared() {
+                        object.insert("excess_wavefronts".into(), site.excess_wavefronts().into());
+                    } else {
+                        object.insert("excess_sectors".into(), site.excess_sectors().into());
+                    }
+                    object.insert("mean_degree".into(), site.mean_degree().into());
+                    object.insert("poor".into(), site.is_poor().into());
+                }
+                value
+            })
+            .collect();
+        serde_json::to_string_pretty(&serde_json::json!({
+            "flops": profile.work.flops(),
+            "global_bytes": profile.global_bytes(),
+            "requested_bytes": profile.requested_bytes(),
+            "shared_wavefronts": profile.shared_wavefronts(),
+            "work": profile.work,
+            "sites": sites,
+        }))
+        .unwrap_or_default()
     }
 
     /// The table `tessera run --profile` prints: one row per access, its line and column,

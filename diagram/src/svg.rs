@@ -1,0 +1,155 @@
+//! The diagram as static SVG text, for where there is no page to zoom in (Python's
+//! `tessera.diagram` in a notebook): the zoom from the grid to one thread's lane drawn as one
+//! panel a level, each with its breadcrumb, the cell picked at each level marked. The cells,
+//! their words and their layout are the interactive view's (`zoom`, `geometry`); colours are
+//! the page's light theme, written on the shapes, since no stylesheet comes with the SVG.
+
+use crate::geometry::{font_size, layout, MARGIN, WIDTH};
+use crate::zoom::{DiagramConfig, Level, Zoom};
+use compiler_core::hierarchy::{Dim3, LaunchShape};
+
+const FG: &str = "#1b1f24";
+const MUTED: &str = "#57606a";
+const BOX: &str = "#f1f3f5";
+const PICKED: &str = "#e3f0f8";
+const ACCENT: &str = "#1d6fa5";
+const WARM: &str = "#c4621c";
+/// The line of each panel's breadcrumb.
+const TITLE: f64 = 26.0;
+
+/// Text made safe for SVG.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Grid → CTA `block` → the warp of `thread` → its lane, four panels; or why the thread is
+/// not in the launch.
+pub fn zoom_path(shape: &LaunchShape, block: Dim3, thread: u32) -> Result<String, String> {
+    let config = DiagramConfig {
+        shape: *shape,
+        ..DiagramConfig::default()
+    };
+    let located = shape.locate(block, thread).map_err(|e| e.to_string())?;
+    let picks = [
+        block.y * shape.grid.x + block.x,
+        located.warp(),
+        located.lane(),
+    ];
+    let mut zoom = Zoom::start(&config);
+    let mut body = String::new();
+    let mut top = 0.0;
+    for depth in 0..=picks.len() {
+        let level = zoom.level(&config);
+        let cells = zoom.cells(&config);
+        let picked = picks.get(depth).copied();
+        let (rects, height) = layout(&config, &zoom, &cells);
+        let crumbs = zoom.breadcrumb(&config).join(" › ");
+        let title = match level {
+            Level::Grid => format!("Grid: {} × {} CTAs", shape.grid.x, shape.grid.y),
+            _ => crumbs,
+        };
+        body += &format!(
+            "<g transform=\"translate(0 {top:.1})\"><text x=\"{MARGIN}\" y=\"{:.1}\" font-size=\"14\" font-weight=\"600\" fill=\"{FG}\">{}</text><g transform=\"translate(0 {TITLE})\">",
+            TITLE * 0.6,
+            escape(&title)
+        );
+        for (cell, rect) in cells.iter().zip(&rects) {
+            let on_path = picked == Some(cell.index) || level == Level::Lane;
+            let (fill, stroke, width) = if on_path {
+                (PICKED, WARM, 2.5)
+            } else {
+                (BOX, MUTED, 1.0)
+            };
+            let main = match level {
+                Level::Grid => cell.detail.clone(),
+                Level::Warp => cell.index.to_string(),
+                _ => cell.label.clone(),
+            };
+            let detail = match level {
+                Level::Grid => String::new(),
+                Level::Lane => format!("{} · its own registers", cell.detail),
+                _ => cell
+                    .detail
+                    .trim_start_matches("threads ")
+                    .trim_start_matches("thread ")
+                    .to_owned(),
+            };
+            let size = font_size(*rect, &main);
+            let (cx, cy) = (rect.x + rect.w / 2.0, rect.y + rect.h / 2.0);
+            let label_y = if detail.is_empty() {
+                cy
+            } else {
+                cy - size * 0.55
+            };
+            body += &format!(
+                "<g><title>{}</title><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"5\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"{width}\"/>",
+                escape(&format!("{}, {}", cell.label, cell.detail)),
+                rect.x,
+                rect.y,
+                rect.w,
+                rect.h
+            );
+            if let Some((present, lanes)) = cell.filled {
+                let fraction = f64::from(present) / f64::from(lanes.max(1));
+                body += &format!(
+                    "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"6\" rx=\"2\" fill=\"{ACCENT}\"/>",
+                    rect.x,
+                    rect.y + rect.h - 6.0,
+                    rect.w * fraction
+                );
+            }
+            body += &format!(
+                "<text x=\"{cx:.1}\" y=\"{label_y:.1}\" font-size=\"{size:.1}\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"monospace\" fill=\"{FG}\">{}</text>",
+                escape(&main)
+            );
+            if !detail.is_empty() {
+                let detail_size = font_size(*rect, &detail).min(size * 0.8);
+                body += &format!(
+                    "<text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"{detail_size:.1}\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"monospace\" fill=\"{MUTED}\">{}</text>",
+                    cy + size * 0.75,
+                    escape(&detail)
+                );
+            }
+            body += "</g>";
+        }
+        body += "</g></g>";
+        top += TITLE + height;
+        if let Some(index) = picked {
+            zoom.enter(&config, index);
+        }
+    }
+    let label = format!(
+        "The hierarchy of a launch of {} × {} × {} CTAs of {} threads, warps of {} lanes: the grid, CTA ({}, {}), the warp of thread {} and its lane",
+        shape.grid.x, shape.grid.y, shape.grid.z, shape.threads, shape.lanes, block.x, block.y, thread
+    );
+    Ok(format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {top:.0}\" width=\"{WIDTH}\" role=\"img\" aria-label=\"{}\" font-family=\"system-ui, sans-serif\"><rect width=\"100%\" height=\"100%\" fill=\"#fbfbf8\"/>{body}</svg>",
+        escape(&label)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seeds_launch_zooms_to_thread_113s_lane() {
+        let shape = LaunchShape::SCHEMATIC;
+        let svg = zoom_path(&shape, Dim3::new(2, 1, 0), 113).unwrap_or_else(|e| panic!("{e}"));
+        assert!(svg.starts_with("<svg xmlns=") && svg.ends_with("</svg>"));
+        for crumb in [
+            "Grid: 4 × 3 CTAs",
+            "Grid › CTA (2, 1)",
+            "CTA (2, 1) › Warp 3",
+            "Warp 3 › Lane 17",
+        ] {
+            assert!(svg.contains(crumb), "{crumb} in {svg}");
+        }
+        // One cell picked at each of the three levels above the lane, and the lane itself.
+        assert_eq!(svg.matches(&format!("stroke=\"{WARM}\"")).count(), 4);
+        assert!(zoom_path(&shape, Dim3::new(4, 0, 0), 0).is_err());
+    }
+}

@@ -1,0 +1,56 @@
+//! `tessera._tessera`: the compiler core and the runtime for Python (PyO3), which
+//! `python/tessera/__init__.py` re-exports as `tessera`.
+//!
+//! In: a kernel's source text, launches as keyword arguments, numpy arrays. Out: a [`Module`]
+//! (compiled forms, runs, profiles), numpy arrays, [`Chart`]s that display as SVG in Jupyter,
+//! and Python exceptions (`tessera._errors`) carrying the command line's text and the
+//! diagnostics. Invariant: nothing here compiles, checks or runs anything itself; each call
+//! is `compiler_core`'s or `runtime`'s, as `tessera`'s command line makes it, so a launch
+//! means the same run, bit for bit, from both.
+
+mod arrays;
+mod charts;
+mod errors;
+mod module;
+mod watch;
+
+use pyo3::prelude::*;
+
+pub use charts::{Chart, Profile};
+pub use module::Module;
+
+/// Compiles `source`; a source with errors raises `CompileError`, whose text is what
+/// `tessera check` prints for a file called `name`.
+#[pyfunction]
+#[pyo3(signature = (source, name = "<source>"))]
+fn compile(py: Python<'_>, source: &str, name: &str) -> PyResult<Module> {
+    Module::compile(py, source, name)
+}
+
+/// The hierarchy diagram of a launch of `blocks` CTAs of `threads` threads, warps of `lanes`:
+/// (the seed's 4 × 3 grid by default): the grid, the CTA `block`, the warp of `thread` and
+/// its lane, as SVG (a [`Chart`], which
+/// Jupyter displays; `str()` says where the thread sits, as `tessera ctx` does).
+#[pyfunction(name = "diagram")]
+#[pyo3(signature = (blocks = None, threads = 256, lanes = 32, block = None, thread = None))]
+fn hierarchy(
+    py: Python<'_>,
+    blocks: Option<&Bound<'_, PyAny>>,
+    threads: u32,
+    lanes: u32,
+    block: Option<&Bound<'_, PyAny>>,
+    thread: Option<u32>,
+) -> PyResult<Chart> {
+    charts::diagram(py, blocks, threads, lanes, block, thread)
+}
+
+#[pymodule]
+fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(hierarchy, m)?)?;
+    m.add_class::<Module>()?;
+    m.add_class::<Profile>()?;
+    m.add_class::<Chart>()?;
+    Ok(())
+}

@@ -1,0 +1,587 @@
+//! `tessera.Module`: a compiled file. Its compiled forms (`ir`, `ptx`, `wgsl`), its runs
+//! (`run`) and their memory counts (`profile`), and its occupancy, each through the call
+//! `tessera`'s command line makes.
+
+use crate::arrays;
+use crate::charts::{Chart, Profile};
+use crate::errors::{diagnosed, error, objects};
+use crate::watch::{Watch, Watched};
+use compiler_core::hierarchy::Dim3;
+use compiler_core::ir::{Kernel, Param};
+use compiler_core::launch::{Input, Launch};
+use compiler_core::ptx::Arch;
+use compiler_core::sim::{Arg, MemoryProfile, Stats};
+use compiler_core::wgsl::WarpMode;
+use compiler_core::{Compilation, RunLimits};
+use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use runtime::Backend;
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A compiled Tessera file: `tessera.compile(source)`.
+#[pyclass(frozen, module = "tessera._tessera")]
+pub struct Module {
+    compilation: Compilation,
+    /// The file's name in messages.
+    name: String,
+}
+
+/// A launch's keyword arguments, as `run` and `profile` take them.
+struct LaunchArgs<'py> {
+    name: Option<String>,
+    grid: Option<Bound<'py, PyAny>>,
+    dims: Option<BTreeMap<String, i64>>,
+    scalars: Option<BTreeMap<String, f64>>,
+    lanes: Option<u32>,
+    step_limit: Option<u64>,
+    threads: Option<u32>,
+    tensors: Option<Bound<'py, PyDict>>,
+}
+
+impl Module {
+    pub fn compile(py: Python<'_>, source: &str, name: &str) -> PyResult<Module> {
+        let compilation = compiler_core::compile(source);
+        if let Err(diagnostics) = compilation.ir() {
+            return Err(diagnosed(py, "CompileError", &diagnostics, source, name));
+        }
+        Ok(Module {
+            compilation,
+            name: name.to_owned(),
+        })
+    }
+
+    fn source(&self) -> &str {
+        self.compilation.source()
+    }
+
+    /// The exception `kind` for `diagnostics` of this file.
+    fn diagnosed(
+        &self,
+        py: Python<'_>,
+        kind: &str,
+        diagnostics: &[compiler_core::Diagnostic],
+    ) -> PyErr {
+        diagnosed(py, kind, diagnostics, self.source(), &self.name)
+    }
+
+    /// The kernel `name` (the file's only kernel when `None`).
+    fn kernel(&self, py: Python<'_>, name: Option<&str>) -> PyResult<&Kernel> {
+        self.compilation
+            .kernel(name)
+            .map_err(|d| self.launch_error(py, &d))
+    }
+
+    /// A launch that names nothing runnable: the command line's `error: …` lines.
+    fn launch_error(&self, py: Python<'_>, diagnostics: &[compiler_core::Diagnostic]) -> PyErr {
+        let text: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        error(py, "LaunchError", text.join("\n"))
+    }
+
+    /// The launch the keyword arguments describe, arrays read and checked against the
+    /// parameters of `signature` (a kernel's, or a program's).
+    fn launch(
+        &self,
+        py: Python<'_>,
+        args: &LaunchArgs<'_>,
+        signature: &Kernel,
+    ) -> PyResult<Launch> {
+        let mut launch = Launch {
+            kernel: Some(signature.name.clone()),
+            grid: match &args.grid {
+                Some(grid) => grid_of(py, grid)?,
+                None => Dim3::new(1, 1, 1),
+            },
+            dims: args.dims.clone().unwrap_or_default(),
+            scalars: args.scalars.clone().unwrap_or_default(),
+            lanes: args.lanes.unwrap_or(compiler_core::hierarchy::NVIDIA_LANES),
+            step_limit: args.step_limit,
+            ..Launch::default()
+        };
+        for (key, value) in args.tensors.iter().flat_map(|t| t.iter()) {
+            let name: String = key.extract()?;
+            let input = match signature
+                .param_index(&name)
+                .and_then(|i| signature.params.get(i))
+            {
+                Some(Param::Tensor { element, .. }) => arrays::input(py, &name, *element, &value)?,
+                // Not a tensor of this kernel: the launch's own check says so, as the
+                // command line's does (E0515, naming the parameter).
+                _ => Input::Zeros,
+            };
+            launch.inputs.insert(name, input);
+        }
+        Ok(launch)
+    }
+
+    /// Runs the launch `args` describes on `backend`, with progress and Ctrl-C; `profile`
+    /// also counts its memory requests (the simulator only).
+    fn execute(
+        &self,
+        py: Python<'_>,
+        args: &LaunchArgs<'_>,
+        backend: &str,
+        emulate_warps: bool,
+        progress: bool,
+        profile: bool,
+    ) -> PyResult<(Py<PyAny>, Option<MemoryProfile>)> {
+        let name = args.name.as_deref();
+        let program = self.compilation.runs_a_program(name);
+        let signature = self
+            .compilation
+            .signature(name)
+            .map_err(|d| self.launch_error(py, &d))?;
+        if program && args.grid.is_some() {
+            return Err(error(
+                py,
+                "LaunchError",
+                "a program computes each launch's grid: leave out grid=".to_owned(),
+            ));
+        }
+        let launch = self.launch(py, args, signature)?;
+        let lanes = launch.lanes;
+        let opened = Backend::open(backend, emulate_warps, lanes)
+            .map_err(|why| error(py, "BackendError", why))?;
+        if profile && !matches!(opened, Backend::Simulator) {
+            return Err(error(
+                py,
+                "LaunchError",
+                "the memory counts come from the simulator: leave out backend=".to_owned(),
+            ));
+        }
+        let threads = args.threads.map_or_else(cores, |n| n.max(1) as usize);
+        let watch = Watch::default();
+        let started = Instant::now();
+        let source = self.source();
+        let (ran, counts, info) = if program {
+            let mut prepared = self
+                .compilation
+                .prepare_program(&launch, RunLimits::TERMINAL)
+                .map_err(|d| self.diagnosed(py, "LaunchError", &d))?;
+            prepared.run.options.threads = threads;
+            prepared.run.stop = Some(Arc::clone(&watch.stop));
+            let outcome = watch.run(py, 0, "launches", false, || {
+                match opened.run_program(&prepared, source) {
+                    Some(ran) => (
+                        ran.map_err(|e| match e {
+                            compiler_core::program::ProgramError::Program(d) => Err(d),
+                            compiler_core::program::ProgramError::Launch(failure) => {
+                                let (error, record) = *failure;
+                                match error.diagnostic() {
+                                    Some(d) => Err(prepared.in_launch(d, &record)),
+                                    None => Ok(format!(
+                                        "{error} (in the launch of `{}`)",
+                                        record.kernel
+                                    )),
+                                }
+                            }
+                        }),
+                        None,
+                    ),
+                    None if profile => {
+                        let (ran, counts) = prepared.simulate_profiled();
+                        (ran.map_err(Err), Some(counts))
+                    }
+                    None => (prepared.simulate().map_err(Err), None),
+                }
+            })?;
+            let (result, counts) = self.finished(py, outcome)?;
+            let output = self.ran(py, result)?;
+            let launches: Vec<(String, (u32, u32, u32))> = output
+                .launches
+                .iter()
+                .map(|l| (l.kernel.clone(), (l.grid.x, l.grid.y, l.grid.z)))
+                .collect();
+            let info = info(py, &opened, lanes, started, Some(output.stats), None)?;
+            info.set_item("launches", launches)?;
+            (output.args, counts, info)
+        } else {
+            let mut prepared = self
+                .compilation
+                .prepare(&launch, RunLimits::TERMINAL)
+                .map_err(|d| self.diagnosed(py, "LaunchError", &d))?;
+            prepared.options.threads = threads;
+            prepared.stop = Some(Arc::clone(&watch.stop));
+            let done = Arc::clone(&watch.done);
+            prepared.progress = Some(Arc::new(move |n| {
+                done.fetch_add(n, Ordering::Relaxed);
+            }));
+            let total = prepared.ctas();
+            let on_simulator = matches!(opened, Backend::Simulator);
+            let outcome =
+                watch.run(py, total, "CTAs", progress && on_simulator, || match opened
+                    .run(&prepared, source)
+                {
+                    Some(Ok(output)) => (Ok((output.args, None, Some(output.timing))), None),
+                    Some(Err(e)) => (
+                        Err(match e.diagnostic() {
+                            Some(d) => Err(d),
+                            None => Ok(e.to_string()),
+                        }),
+                        None,
+                    ),
+                    None if profile => {
+                        let profiled = prepared.simulate_profiled();
+                        let counts = profiled.profile.ok();
+                        (
+                            profiled
+                                .output
+                                .map(|o| (o.args, Some(o.stats), None))
+                                .map_err(Err),
+                            counts,
+                        )
+                    }
+                    None => (
+                        prepared
+                            .simulate()
+                            .map(|o| (o.args, Some(o.stats), None))
+                            .map_err(Err),
+                        None,
+                    ),
+                })?;
+            let (result, counts) = self.finished(py, outcome)?;
+            let (args, stats, timing) = self.ran(py, result)?;
+            let info = info(py, &opened, lanes, started, stats, timing.as_ref())?;
+            (args, counts, info)
+        };
+        let written = self.compilation.written_tensors(Some(&signature.name));
+        let arrays = PyDict::new(py);
+        for (index, (param, arg)) in signature.params.iter().zip(&ran.params).enumerate() {
+            if let (Arg::Tensor(tensor), true) = (arg, written.contains(&index)) {
+                arrays.set_item(
+                    param.name(),
+                    arrays::array(py, tensor.element, &tensor.shape, &tensor.bits)?,
+                )?;
+            }
+        }
+        let outputs = py
+            .import("tessera._results")?
+            .getattr("Outputs")?
+            .call1((arrays, info))?;
+        Ok((outputs.unbind(), counts))
+    }
+
+    /// A watched run's outcome: an interrupt raised as `KeyboardInterrupt`, saying where the
+    /// run stopped.
+    fn finished<T>(
+        &self,
+        py: Python<'_>,
+        outcome: Watched<(Result<T, Failure>, Option<MemoryProfile>)>,
+    ) -> PyResult<(Result<T, Failure>, Option<MemoryProfile>)> {
+        match outcome {
+            Watched::Finished(done) => Ok(done),
+            Watched::Interrupted((result, _)) => {
+                let at = match &result {
+                    Err(Err(d)) if d.message == compiler_core::sim::INTERRUPTED => {
+                        let index = compiler_core::span::LineIndex::new(self.source());
+                        let at = index.line_column(self.source(), d.span.start);
+                        format!(" at {}:{}:{}", self.name, at.line, at.column)
+                    }
+                    Ok(_) | Err(_) => " after the GPU finished its work".to_owned(),
+                };
+                let _ = py;
+                Err(PyKeyboardInterrupt::new_err(format!(
+                    "{}{at}",
+                    compiler_core::sim::INTERRUPTED
+                )))
+            }
+        }
+    }
+
+    /// A run's result, or its failure raised as `RunError` (with the diagnostic where the
+    /// source is at fault, as the command line prints it).
+    fn ran<T>(&self, py: Python<'_>, result: Result<T, Failure>) -> PyResult<T> {
+        result.map_err(|failure| match failure {
+            Err(diagnostic) => self.diagnosed(py, "RunError", &[diagnostic]),
+            Ok(message) => error(py, "RunError", message),
+        })
+    }
+}
+
+/// Why a run failed: a diagnostic of the source, or a GPU's message.
+type Failure = Result<String, compiler_core::Diagnostic>;
+
+/// The machine's cores: the simulator's threads by default, as `tessera run`'s.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// `grid=`: a whole number, or a tuple of one to three.
+fn grid_of(py: Python<'_>, grid: &Bound<'_, PyAny>) -> PyResult<Dim3> {
+    let axes: Vec<u32> = match grid.extract::<u32>() {
+        Ok(x) => vec![x],
+        Err(_) => grid.extract().map_err(|_| error(py, "LaunchError", "grid= takes CTAs as a whole number or a tuple of one to three, (x,), (x, y) or (x, y, z)".to_owned()))?,
+    };
+    match axes[..] {
+        [x] => Ok(Dim3::new(x, 1, 1)),
+        [x, y] => Ok(Dim3::new(x, y, 1)),
+        [x, y, z] => Ok(Dim3::new(x, y, z)),
+        _ => Err(error(
+            py,
+            "LaunchError",
+            format!("grid={axes:?} has {} axes: one to three", axes.len()),
+        )),
+    }
+}
+
+/// What ran, for `Outputs`' attributes.
+fn info<'py>(
+    py: Python<'py>,
+    backend: &Backend,
+    lanes: u32,
+    started: Instant,
+    stats: Option<Stats>,
+    timing: Option<&Result<runtime::Timing, String>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let info = PyDict::new(py);
+    info.set_item("ran_on", backend.describe(lanes))?;
+    info.set_item("seconds", started.elapsed().as_secs_f64())?;
+    let mut notes = Vec::new();
+    if let Some(stats) = stats {
+        info.set_item("steps", stats.steps)?;
+        info.set_item("lane_ops", stats.lane_ops)?;
+        if stats.order_dependent_sums {
+            notes.push(compiler_core::sim::ORDER_DEPENDENT_SUMS);
+        }
+    }
+    match timing {
+        Some(Ok(timing)) => {
+            info.set_item("gpu_seconds", timing.median_ns() * 1e-9)?;
+            info.set_item("gpu_time", timing.summary(None, None))?;
+        }
+        Some(Err(why)) => info.set_item("gpu_time", why)?,
+        None => {}
+    }
+    info.set_item("notes", notes)?;
+    Ok(info)
+}
+
+#[pymethods]
+impl Module {
+    /// The kernels, in source order.
+    #[getter]
+    fn kernels(&self) -> Vec<String> {
+        self.compilation.kernel_names()
+    }
+
+    /// The programs, in source order.
+    #[getter]
+    fn programs(&self) -> Vec<String> {
+        self.compilation
+            .ir()
+            .map(|m| m.programs.iter().map(|p| p.name.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The parameters of the kernel or program `name`, in order: `(name, dtype)` for a tensor
+    /// (numpy's dtype name, `"float32"`) and `(name, type)` for a scalar (`"f32"`), with
+    /// `"tensor"` or `"scalar"` between.
+    #[pyo3(signature = (name = None))]
+    fn parameters(
+        &self,
+        py: Python<'_>,
+        name: Option<&str>,
+    ) -> PyResult<Vec<(String, &'static str, String)>> {
+        let signature = self
+            .compilation
+            .signature(name)
+            .map_err(|d| self.launch_error(py, &d))?;
+        Ok(signature
+            .params
+            .iter()
+            .map(|p| match p {
+                Param::Tensor { name, element, .. } => (
+                    name.clone(),
+                    "tensor",
+                    arrays::dtype_name(*element).to_owned(),
+                ),
+                Param::Scalar { name, ty } => (name.clone(), "scalar", ty.name().to_owned()),
+            })
+            .collect())
+    }
+
+    /// The source it was compiled from.
+    #[getter(source)]
+    fn source_text(&self) -> &str {
+        self.source()
+    }
+
+    /// The warnings the checker gave (a source with errors does not compile).
+    #[getter]
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        objects(py, &self.compilation.diagnostics, self.source())
+    }
+
+    fn __repr__(&self) -> String {
+        let mut names = self.programs();
+        names.extend(self.kernels());
+        format!("<tessera.Module {}: {}>", self.name, names.join(", "))
+    }
+
+    /// Runs the kernel or program `name` (the file's program, else its only kernel, when left
+    /// out) and returns the tensors it may write, as numpy arrays in an `Outputs` dict.
+    ///
+    /// `grid`: CTAs, `(x,)`, `(x, y)` or `(x, y, z)` (a program computes its own). `dims` and
+    /// `scalars`: values by name (a dimension a passed array's shape gives may be left out).
+    /// Tensors by name: numpy arrays of the parameter's dtype, C or Fortran order, or
+    /// `"zeros"`, `"ones"`, `"iota"`, `"rand:SEED"`; a tensor not passed starts as zeros.
+    /// `backend`: `"sim"` (the reference simulator), `"gpu"` (WGSL on this machine's Vulkan
+    /// GPU) or `"cuda"` (PTX on its NVIDIA GPU). `threads`: the simulator's threads (the
+    /// machine's cores); `lanes`: `ctx.lanes` (32); `step_limit`: statements per CTA before
+    /// the run stops (E0514). Ctrl-C stops a simulator run; `progress` shows a bar for runs
+    /// past a second.
+    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, backend = "sim", threads = None, lanes = None, emulate_warps = false, step_limit = None, progress = true, **tensors))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        name: Option<String>,
+        grid: Option<Bound<'py, PyAny>>,
+        dims: Option<BTreeMap<String, i64>>,
+        scalars: Option<BTreeMap<String, f64>>,
+        backend: &str,
+        threads: Option<u32>,
+        lanes: Option<u32>,
+        emulate_warps: bool,
+        step_limit: Option<u64>,
+        progress: bool,
+        tensors: Option<Bound<'py, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let args = LaunchArgs {
+            name,
+            grid,
+            dims,
+            scalars,
+            lanes,
+            step_limit,
+            threads,
+            tensors,
+        };
+        Ok(self
+            .execute(py, &args, backend, emulate_warps, progress, false)?
+            .0)
+    }
+
+    /// Runs as `run` does, on the simulator, counting every memory request and the run's work
+    /// (`tessera run --profile`): a `Profile`, whose `data` is `--profile --json`'s and whose
+    /// `outputs` are the run's.
+    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, threads = None, lanes = None, step_limit = None, progress = true, **tensors))]
+    #[allow(clippy::too_many_arguments)]
+    fn profile<'py>(
+        &self,
+        py: Python<'py>,
+        name: Option<String>,
+        grid: Option<Bound<'py, PyAny>>,
+        dims: Option<BTreeMap<String, i64>>,
+        scalars: Option<BTreeMap<String, f64>>,
+        threads: Option<u32>,
+        lanes: Option<u32>,
+        step_limit: Option<u64>,
+        progress: bool,
+        tensors: Option<Bound<'py, PyDict>>,
+    ) -> PyResult<Profile> {
+        let args = LaunchArgs {
+            name,
+            grid,
+            dims,
+            scalars,
+            lanes,
+            step_limit,
+            threads,
+            tensors,
+        };
+        let (outputs, counts) = self.execute(py, &args, "sim", false, progress, true)?;
+        let counts = counts.ok_or_else(|| error(py, "RunError", "a kernel under @cluster runs its super-tiles as separate launches, which the memory counts do not follow yet".to_owned()))?;
+        Profile::new(py, counts, self.source(), outputs)
+    }
+
+    /// The IR, as `tessera ir` prints it: every kernel's, or `kernel`'s.
+    #[pyo3(signature = (kernel = None))]
+    fn ir(&self, py: Python<'_>, kernel: Option<&str>) -> PyResult<String> {
+        match kernel {
+            None => self
+                .compilation
+                .ir()
+                .map(compiler_core::ir::print)
+                .map_err(|d| self.diagnosed(py, "CompileError", &d)),
+            Some(name) => Ok(compiler_core::ir::print_kernel(
+                self.kernel(py, Some(name))?,
+            )),
+        }
+    }
+
+    /// PTX for `arch` (sm_70, sm_80, sm_90), as `tessera ptx --arch` prints it; a program's
+    /// name gives one module with an entry for each kernel it launches.
+    #[pyo3(signature = (kernel = None, arch = "sm_90"))]
+    fn ptx(&self, py: Python<'_>, kernel: Option<&str>, arch: &str) -> PyResult<String> {
+        let arch: Arch = arch.parse().map_err(|why| error(py, "LaunchError", why))?;
+        self.compilation
+            .ptx(kernel, arch)
+            .map(|ptx| ptx.text)
+            .map_err(|d| self.diagnosed(py, "CompileError", &d))
+    }
+
+    /// WGSL, as `tessera wgsl` prints it: warps as subgroups of `lanes` (32), or emulated in
+    /// workgroup memory.
+    #[pyo3(signature = (kernel = None, lanes = None, emulate_warps = false))]
+    fn wgsl(
+        &self,
+        py: Python<'_>,
+        kernel: Option<&str>,
+        lanes: Option<u32>,
+        emulate_warps: bool,
+    ) -> PyResult<String> {
+        let mode = if emulate_warps {
+            WarpMode::Emulated
+        } else {
+            WarpMode::Subgroups
+        };
+        self.kernel(py, kernel)?;
+        self.compilation
+            .wgsl(
+                kernel,
+                lanes.unwrap_or(compiler_core::hierarchy::NVIDIA_LANES),
+                mode,
+            )
+            .map(|wgsl| wgsl.browser_text())
+            .map_err(|d| self.diagnosed(py, "CompileError", &d))
+    }
+
+    /// The kernel's occupancy on `arch`, as `tessera occupancy --arch` says it (`str()`), and
+    /// the page's occupancy curves (Jupyter displays the SVG). The registers per thread are
+    /// `registers`, else what `ptxas -v` says where this machine has ptxas (`$PTXAS` or the
+    /// `PATH`), else a stated guess.
+    #[pyo3(signature = (kernel = None, arch = "sm_90", registers = None))]
+    fn occupancy(
+        &self,
+        py: Python<'_>,
+        kernel: Option<&str>,
+        arch: &str,
+        registers: Option<u32>,
+    ) -> PyResult<Chart> {
+        let arch: Arch = arch.parse().map_err(|why| error(py, "LaunchError", why))?;
+        let threads = self.kernel(py, kernel)?.threads;
+        let ptx = self
+            .compilation
+            .ptx(kernel, arch)
+            .map_err(|d| self.diagnosed(py, "CompileError", &d))?;
+        let (registers, from) = match registers {
+            Some(n) => (n, "registers=".to_owned()),
+            None => match runtime::ptxas::registers(&ptx.text, arch) {
+                Ok(n) => (n, "ptxas -v".to_owned()),
+                Err(why) => (
+                    compiler_core::occupancy::DEFAULT_REGISTERS,
+                    format!("a guess ({why}; pass registers=N)"),
+                ),
+            },
+        };
+        let text =
+            compiler_core::occupancy::line(arch, threads, ptx.shared_bytes, registers, &from)
+                .map_err(|why| error(py, "LaunchError", why))?;
+        let figure = charts::occupancy_curves(arch, threads, ptx.shared_bytes, registers);
+        Ok(Chart::new(figure, text))
+    }
+}

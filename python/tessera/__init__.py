@@ -1,0 +1,21 @@
+"""Tessera from Python: compile a kernel, run it on numpy arrays, and see what it costs.
+
+    import numpy as np, tessera
+    m = tessera.compile(open("examples/matvec.tsr").read())
+    out = m.run("matvec", grid=(5,), A=a, x=x)        # {"y": array([...], dtype=float32)}
+
+Runs go to the reference simulator (``backend="sim"``), this machine's Vulkan GPU
+(``backend="gpu"``) or its NVIDIA GPU (``backend="cuda"``), through the same compiler and
+runtime as the ``tessera`` command line. ``Module.profile`` counts memory requests and work,
+with the roofline and occupancy charts that display in Jupyter; ``tessera.diagram`` draws the
+hierarchy.
+"""
+
+from ._errors import (BackendError, CompileError, Diagnostic, LaunchError, RunError,
+                      TesseraError)
+from ._results import Outputs
+from ._tessera import Chart, Module, Profile, compile, diagram, __version__
+
+__all__ = ["compile", "diagram", "Module", "Profile", "Chart", "Outputs", "Diagnostic",
+           "TesseraError", "CompileError", "LaunchError", "RunError", "BackendError",
+           "__version__"]

@@ -1,0 +1,35 @@
+"""The progress of a long run in a notebook or a terminal: tqdm's bar where tqdm is installed
+(``tqdm.auto`` picks the notebook's widget), else a plain line on stderr. A run shows one only
+once it has taken a second, as ``tessera run`` does."""
+
+import sys
+import time
+
+
+class _Line:
+    def __init__(self, total, unit):
+        self.total, self.unit, self.done = total, unit, 0
+        self.started = time.monotonic()
+        self.shown = 0.0
+
+    def update(self, count):
+        self.done += count
+        now = time.monotonic()
+        if now - self.shown >= 0.5:
+            self.shown = now
+            sys.stderr.write(f"\r{self.done}/{self.total} {self.unit}, "
+                             f"{now - self.started:.1f} s")
+            sys.stderr.flush()
+
+    def close(self):
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def bar(total, unit):
+    """A bar of ``total`` ``unit``s with ``update(count)`` and ``close()``."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return _Line(total, unit)
+    return tqdm(total=total, unit=f" {unit}", leave=False)

@@ -1,0 +1,114 @@
+//! Where a launch runs, chosen by name: the simulator, WGSL on the Vulkan GPU, or PTX on an
+//! NVIDIA GPU through CUDA. `tessera run --backend` and the Python package's `backend=` both
+//! open one here, so a name means the same device and the same messages in both.
+//!
+//! In: a backend's name (`sim`, `gpu`, `cuda`), the warp width and whether to emulate warps.
+//! Out: an opened [`Backend`] that runs a [`PreparedRun`] or a [`PreparedProgram`] on its GPU
+//! (the simulator's runs stay with the caller, which watches them: progress, traces, counts).
+
+use crate::{cuda, GpuOutput, RuntimeError};
+use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
+use compiler_core::wgsl::WarpMode;
+use compiler_core::PreparedRun;
+
+/// The names a backend is opened by.
+pub const BACKENDS: [&str; 3] = ["sim", "gpu", "cuda"];
+
+/// An opened backend.
+pub enum Backend {
+    Simulator,
+    /// WGSL on a Vulkan GPU, its warps as `mode` gives them.
+    Vulkan {
+        gpu: crate::Gpu,
+        mode: WarpMode,
+    },
+    /// PTX on an NVIDIA GPU.
+    Cuda(cuda::CudaGpu),
+}
+
+impl Backend {
+    /// Opens the backend `name` for warps of `lanes` lanes; the error says what is missing
+    /// (no Vulkan adapter, no NVIDIA driver or GPU), or that the name is none of [`BACKENDS`].
+    pub fn open(name: &str, emulate_warps: bool, lanes: u32) -> Result<Backend, String> {
+        match name {
+            "sim" => Ok(Backend::Simulator),
+            "gpu" => {
+                let gpu = pollster::block_on(crate::open()).map_err(|e| e.to_string())?;
+                let mode = if emulate_warps {
+                    WarpMode::Emulated
+                } else {
+                    gpu.report.warp_mode(lanes)
+                };
+                Ok(Backend::Vulkan { gpu, mode })
+            }
+            "cuda" => {
+                if emulate_warps {
+                    return Err("emulated warps are for the Vulkan GPU (backend gpu): CUDA runs PTX, whose warps are the GPU's".to_owned());
+                }
+                cuda::open(0).map(Backend::Cuda).map_err(|e| e.to_string())
+            }
+            other => Err(format!(
+                "`{other}` is not a backend: {}",
+                BACKENDS.join(", ")
+            )),
+        }
+    }
+
+    /// What a run's line says the kernel ran on: "the simulator", "llvmpipe (LLVM 19.1.7, 256
+    /// bits) (32-lane warps emulated)".
+    pub fn describe(&self, lanes: u32) -> String {
+        match self {
+            Backend::Simulator => "the simulator".to_owned(),
+            Backend::Vulkan { gpu, mode } => format!(
+                "{} ({})",
+                gpu.report.name,
+                match mode {
+                    WarpMode::Subgroups => format!("warps are its subgroups of {lanes}"),
+                    WarpMode::Emulated => format!("{lanes}-lane warps emulated"),
+                }
+            ),
+            Backend::Cuda(gpu) => format!(
+                "{} (CUDA, PTX for {})",
+                gpu.report.name,
+                gpu.report.arch().map_or("?", |a| a.name())
+            ),
+        }
+    }
+
+    /// Runs a prepared launch on the GPU, timed over [`crate::TIMED_DISPATCHES`]; `None` on
+    /// the simulator, which the caller runs.
+    pub fn run(
+        &self,
+        prepared: &PreparedRun<'_>,
+        source: &str,
+    ) -> Option<Result<GpuOutput, RuntimeError>> {
+        match self {
+            Backend::Simulator => None,
+            Backend::Vulkan { gpu, mode } => Some(crate::run_timed(
+                gpu,
+                prepared,
+                *mode,
+                crate::TIMED_DISPATCHES,
+            )),
+            Backend::Cuda(gpu) => Some(cuda::run_timed(
+                gpu,
+                prepared,
+                source,
+                crate::TIMED_DISPATCHES,
+            )),
+        }
+    }
+
+    /// Runs a prepared program's launches on the GPU; `None` on the simulator.
+    pub fn run_program(
+        &self,
+        prepared: &PreparedProgram<'_>,
+        source: &str,
+    ) -> Option<Result<ProgramOutput, ProgramError<RuntimeError>>> {
+        match self {
+            Backend::Simulator => None,
+            Backend::Vulkan { gpu, mode } => Some(crate::run_program(gpu, prepared, *mode)),
+            Backend::Cuda(gpu) => Some(cuda::run_program(gpu, prepared, source)),
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! `ptxas -v`: the registers per thread NVIDIA's assembler gives a kernel's PTX, for
+//! occupancy (`tessera occupancy`, Python's `Module.occupancy`). The assembler is this machine's
+//! (`$PTXAS`, else `ptxas` on the `PATH`); without one the caller says what it assumed.
+
+use compiler_core::ptx::Arch;
+use std::process::Command;
+
+/// The registers per thread `ptxas -v` reports for `ptx`, or why it could not say.
+pub fn registers(ptx: &str, arch: Arch) -> Result<u32, String> {
+    let dir = std::env::temp_dir();
+    let stem = format!(
+        "tessera-occupancy-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    );
+    let stem: String = stem
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    let path = dir.join(format!("{stem}.ptx"));
+    std::fs::write(&path, ptx).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let ptxas = std::env::var_os("PTXAS").unwrap_or_else(|| "ptxas".into());
+    let cubin = dir.join(format!("{stem}.cubin"));
+    let output = Command::new(ptxas)
+        .args(["-v", "--gpu-name", arch.name(), "-o"])
+        .arg(&cubin)
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&cubin);
+    let output = output.map_err(|_| "no ptxas on this machine".to_owned())?;
+    let text = String::from_utf8_lossy(&output.stderr);
+    registers_in(&text).ok_or_else(|| "ptxas did not say how many registers".to_owned())
+}
+
+/// "ptxas info    : Used 18 registers, 380 bytes cmem[0]" → 18.
+fn registers_in(text: &str) -> Option<u32> {
+    let after = text.split("Used ").nth(1)?;
+    let (number, rest) = after.split_once(' ')?;
+    rest.starts_with("registers").then(|| number.parse().ok())?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::registers_in;
+
+    #[test]
+    fn registers_are_read_from_ptxas_output() {
+        let text = "ptxas info    : 0 bytes gmem\nptxas info    : Compiling entry function 'dot' for 'sm_90'\nptxas info    : Used 18 registers, 380 bytes cmem[0]\n";
+        assert_eq!(registers_in(text), Some(18));
+        assert_eq!(
+            registers_in("ptxas fatal   : Unresolved extern function"),
+            None
+        );
+    }
+}
