@@ -4,7 +4,7 @@
 #   make serve   build the site and serve it on http://127.0.0.1:8080
 #   make test    every check: fmt, clippy, cargo tests, the fuzzers briefly, the VS Code
 #                extension (packaged, its grammar checked against the lexer), the wasm build,
-#                Playwright
+#                the Python package (pytest, the notebook), Playwright
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -17,12 +17,12 @@ export XDG_RUNTIME_DIR ?= /tmp
 # tests' regressions files, which are tried first on every run.
 export PROPTEST_RNG_SEED ?= 2026
 
-.PHONY: serve test tools test-tools editor lint cargo-test fuzz vscode site e2e
+.PHONY: serve test tools test-tools editor lint cargo-test fuzz vscode site python e2e
 
 serve: tools editor
 	trunk serve --release --offline
 
-test: test-tools editor lint cargo-test fuzz vscode site e2e
+test: test-tools editor lint cargo-test fuzz vscode site python e2e
 
 tools:
 	scripts/install-tools.sh build
@@ -61,6 +61,11 @@ vscode:
 
 site:
 	trunk build --release --offline
+
+# The Python package (python/): built into .tools/pyvenv, then pytest and the tour notebook.
+# After the site: a test compares a chart with the built docs page's.
+python:
+	scripts/python-test.sh
 
 e2e:
 	cd e2e && npx playwright test
