@@ -8,7 +8,6 @@ use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param, Scalar};
 use compiler_core::launch::{Input, Launch};
 use compiler_core::sim::{Arg, TraceLimits};
-use compiler_core::wgsl::WarpMode;
 use compiler_core::{Compilation, RunLimits};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

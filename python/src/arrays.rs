@@ -53,7 +53,7 @@ pub fn input(
         return Err(error(
             py,
             "LaunchError",
-            format!("`{name}` is a tensor of {}: pass a numpy array of dtype {dtype} (or zeros, ones, iota, rand:SEED), not a {kind}", element.name()),
+            format!("`{name}` is a tensor of {}: pass a numpy array of dtype {dtype} (or zeros, ones, iota, rand:SEED), not a value of type {kind}", element.name()),
         ));
     };
     let found = array.dtype();

@@ -35,7 +35,7 @@ impl<'a> Cta<'a> {
             // At a CTA's first statement and every STOP_CHECK after, so each CTA claimed
             // after the host asked stops at once, and the run reports a fault, never a
             // result with CTAs left out.
-            if (self.steps - 1) % STOP_CHECK == 0 && self.global.stopped() {
+            if (self.steps - 1).is_multiple_of(STOP_CHECK) && self.global.stopped() {
                 let first = mask.iter().position(|&m| m).unwrap_or(0);
                 return Err(self.fault(Code::E0514, stmt.span, first, INTERRUPTED.to_owned()));
             }
