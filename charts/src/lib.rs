@@ -48,33 +48,52 @@ pub use compiler_core::timing::si;
 /// shown outside the page ([`standalone_svg`]), so both draw alike from one set of rules.
 const PAGE_CSS: &str = include_str!("../../site/style.css");
 
-/// The `<svg>` of a chart's `<figure>` alone, standing by itself: the SVG namespace, and the
+/// A chart's `<figure>` (or the occupancy charts' `<div>` of three) as one SVG standing by
+/// itself: each of its `<svg>`s side by side in an outer one with the SVG namespace, and the
 /// page's chart rules and light colours in a `<style>` of its own. For a notebook (Python's
-/// `Chart._repr_svg_`), where the page's stylesheet is absent; the drawing is the figure's.
+/// `Chart._repr_svg_`), where the page's stylesheet is absent; each drawing is the figure's.
 pub fn standalone_svg(figure: &str) -> String {
-    let start = figure.find("<svg").unwrap_or(0);
-    let end = figure
-        .rfind("</svg>")
-        .map_or(figure.len(), |e| e + "</svg>".len());
-    let svg = &figure[start..end];
-    let Some(open) = svg.find('>') else {
-        return svg.to_owned();
-    };
-    let namespace = if svg[..open].contains("xmlns=") {
-        ""
-    } else {
-        " xmlns=\"http://www.w3.org/2000/svg\""
-    };
+    let mut body = String::new();
+    let (mut width, mut height) = (0.0f64, 0.0f64);
+    let mut rest = figure;
+    while let Some(start) = rest.find("<svg") {
+        let end = rest[start..]
+            .find("</svg>")
+            .map_or(rest.len(), |e| start + e + "</svg>".len());
+        let svg = &rest[start..end];
+        let (w, h) = view_box(svg).unwrap_or((640.0, 400.0));
+        body += &svg.replacen(
+            "<svg ",
+            &format!("<svg x=\"{width}\" width=\"{w}\" height=\"{h}\" "),
+            1,
+        );
+        width += w;
+        height = height.max(h);
+        rest = &rest[end..];
+    }
     format!(
-        "{}{namespace}><style>{}</style>{}",
-        &svg[..open],
-        standalone_style(),
-        &svg[open + 1..]
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\"><style>{}</style>{body}</svg>",
+        standalone_style()
     )
 }
 
+/// The width and height of an `<svg>`'s `viewBox="0 0 W H"`.
+fn view_box(svg: &str) -> Option<(f64, f64)> {
+    let start = svg.find("viewBox=\"")? + "viewBox=\"".len();
+    let numbers: Vec<f64> = svg[start..]
+        .split('"')
+        .next()?
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    match numbers[..] {
+        [_, _, w, h] => Some((w, h)),
+        _ => None,
+    }
+}
+
 /// The light theme's custom properties (the `:root { … }` blocks) on the SVG, then every rule
-/// of the page's that starts with `.chart`.
+/// of the page's for what is inside a chart (`.chart .…`).
 fn standalone_style() -> String {
     let mut properties = String::new();
     let mut in_root = false;
@@ -88,7 +107,9 @@ fn standalone_style() -> String {
     }
     let rules: String = PAGE_CSS
         .lines()
-        .filter(|line| line.starts_with(".chart"))
+        // The rules inside a chart; not the figure's or the chart's own box (its width is
+        // the page column's there, and each drawing's own here).
+        .filter(|line| line.starts_with(".chart ."))
         .collect();
     format!("svg{{{properties}color:var(--fg);font-family:var(--sans)}}{rules}")
 }
@@ -122,18 +143,31 @@ mod tests {
     }
 
     #[test]
-    fn a_standalone_chart_is_the_figures_svg_with_the_pages_chart_rules() {
+    fn a_standalone_chart_is_the_figures_svgs_with_the_pages_chart_rules() {
         let figure = roofline(1 << 20, 0, 12 << 20, None);
         let svg = standalone_svg(&figure);
-        assert!(svg.starts_with("<svg class=\"chart\""), "{svg}");
-        assert!(svg.ends_with("</svg>") && !svg.contains("figcaption"));
-        assert!(svg.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+        assert!(
+            svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+            "{svg}"
+        );
+        assert!(
+            svg.ends_with("</svg>") && !svg.contains("figcaption"),
+            "{svg}"
+        );
         assert!(svg.contains("--warm: #c4621c;") && svg.contains(".chart .roof-sm_90"));
-        // The drawing is the figure's: take the style out and the SVG is what the page shows.
-        let style_start = svg.find("<style>").unwrap_or(0);
-        let style_end = svg.find("</style>").map_or(0, |e| e + "</style>".len());
-        let drawing = format!("{}{}", &svg[..style_start], &svg[style_end..])
-            .replace(" xmlns=\"http://www.w3.org/2000/svg\"", "");
-        assert!(figure.contains(&drawing));
+        // The drawing is the figure's, placed.
+        let (w, h) = view_box(&figure).unwrap_or_default();
+        let placed = format!("<svg x=\"0\" width=\"{w}\" height=\"{h}\" class=\"chart\"");
+        let inner = &figure[figure.find("<svg").unwrap_or(0)..figure.find("</svg>").unwrap_or(0)];
+        assert!(svg.contains(&inner.replacen("<svg class=\"chart\"", &placed, 1)));
+        // The occupancy charts' three side by side.
+        let three = standalone_svg(&occupancy_curves(
+            compiler_core::target::Arch::Sm80,
+            256,
+            0,
+            32,
+        ));
+        assert_eq!(three.matches("class=\"chart\"").count(), 3);
+        assert_eq!(three.matches("<svg").count(), 4);
     }
 }

@@ -21,4 +21,3 @@ class Outputs(dict):
         self.lane_ops = info.get("lane_ops")
         self.launches = info.get("launches", [])
         self.notes = info.get("notes", [])
-        self.summary = info.get("summary", "")

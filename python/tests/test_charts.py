@@ -36,16 +36,18 @@ def test_the_roofline_of_a_profile_is_the_costs_pages_figure():
     m = tessera.compile(source)
     p = m.profile(grid=(256,), dims={"N": 65536}, X="rand:1")
     chart = p.roofline()
-    figures = [f for s in page_strings("costs") for f in re.findall(r"<figure class=\"chart-figure\">.*?</figure>", s, re.S)]
+    figures = [f for s in page_strings("costs") for f in re.findall(r"<figure class=\"chart-figure roofline\".*?</figure>", s, re.S)]
     assert chart.figure in figures
-    assert chart._repr_svg_().startswith('<svg class="chart"') and "<style>" in chart.svg
+    assert chart._repr_svg_().startswith('<svg xmlns=') and "<style>" in chart.svg
+    assert 'class="chart"' in chart.svg
     assert "sm_80 A100" in str(chart) and "compute-bound" in str(p.roofline("sm_80"))
 
 
 def test_occupancy_and_the_diagram_display_as_svg_and_print_as_text():
     m = tessera.compile((EXAMPLES / "tiled_matmul.tsr").read_text())
     chart = m.occupancy(arch="sm_80", registers=40)
-    assert chart.figure.startswith('<figure class="chart-figure">') and "<svg" in chart.svg
+    assert chart.figure.startswith('<div class="occupancy-charts"')
+    assert chart.svg.count('class="chart"') == 3
     assert str(chart).startswith("sm_80: ") and "40 registers per thread from registers=" in str(chart)
     diagram = tessera.diagram(blocks=(4, 3), threads=256, lanes=32, block=(2, 1), thread=113)
     svg = diagram._repr_svg_()

@@ -117,3 +117,21 @@ def test_the_gpu_backend_equals_the_simulator_on_lavapipe():
         assert "warps" in gpu.ran_on
         for tensor in sim:
             assert np.array_equal(bits(gpu[tensor]), bits(sim[tensor])), (emulate, tensor)
+
+
+def test_inputs_are_read_where_they_lie_with_no_copy():
+    import tracemalloc
+
+    n = 1 << 16
+    x = np.ones(n, np.float32)
+    wide = np.zeros(2 * n, np.float32)
+    wide[::2] = x
+    m = load("saxpy")
+    for inputs in ({"X": x, "Y": x}, {"X": wide[::2], "Y": np.asfortranarray(x)}):
+        tracemalloc.start()
+        out = m.run(grid=(n // 128,), scalars={"alpha": 2.0}, progress=False, **inputs)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert np.all(out["Y"] == 3)
+        # numpy allocates the output, Y, and nothing the size of an input besides.
+        assert peak < 2 * x.nbytes, peak
