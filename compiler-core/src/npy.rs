@@ -96,8 +96,8 @@ fn wide_words(bits: &[u32]) -> impl Iterator<Item = u64> + '_ {
 }
 
 /// 64-bit values as a launch's data (`f64`s), refused past 2^53 in magnitude: a launch carries
-/// its inputs as numbers, exact up to there. `what` names the data in the message.
-pub fn exact_values(values: impl Iterator<Item = i128>, what: &str) -> Result<Vec<f64>, String> {
+/// its inputs as numbers, exact up to there.
+fn exact_values(values: impl Iterator<Item = i128>, what: &str) -> Result<Vec<f64>, String> {
     values
         .map(|v| {
             if v.unsigned_abs() <= 1 << 53 {

@@ -619,3 +619,118 @@ fn a_grid_past_nvidias_limits_is_a_problem_at_the_grid() {
         );
     }
 }
+
+/// Data as element bits (`Input::Bits`, Python's arrays) run as the same data as numbers, and
+/// carry what numbers cannot: a NaN's payload, a 64-bit integer past 2^53. Its shape gives the
+/// dimensions, and a count that disagrees with it is a problem at its field.
+#[test]
+fn data_as_bits_runs_as_data_as_numbers_and_keeps_every_bit() {
+    let source = "@launch(32)\nkernel k(X: tensor<f32>[N], A: tensor<i64>[N], Y: tensor<f32>[N], B: tensor<i64>[N]) {\n  if ctx.thread < N {\n    Y[ctx.thread] = X[ctx.thread]\n    B[ctx.thread] = A[ctx.thread]\n  }\n}\n";
+    let compilation = compiled(source);
+    let x = [
+        1.5f32,
+        -0.0,
+        f32::from_bits(0x7f80_0001),
+        f32::from_bits(0xffc0_0123),
+    ];
+    let a = [3i64, -7, (1 << 53) + 1, i64::MIN];
+    let bits_launch = Launch {
+        inputs: [
+            (
+                "X".to_owned(),
+                Input::Bits {
+                    shape: vec![4],
+                    bits: x.iter().map(|v| v.to_bits()).collect(),
+                },
+            ),
+            (
+                "A".to_owned(),
+                Input::Bits {
+                    shape: vec![4],
+                    bits: a
+                        .iter()
+                        .flat_map(|&v| compiler_core::ir::split_words(v as u64))
+                        .collect(),
+                },
+            ),
+        ]
+        .into(),
+        ..Launch::default()
+    };
+    let output = compilation
+        .run(&bits_launch)
+        .unwrap_or_else(|d| panic!("{d:#?}"));
+    let tensor = |i: usize| match &output.args.params[i] {
+        compiler_core::sim::Arg::Tensor(t) => t.bits.clone(),
+        _ => panic!("not a tensor"),
+    };
+    let y: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(
+        tensor(2),
+        y,
+        "every bit of every f32, NaN payloads included"
+    );
+    assert_eq!(
+        tensor(3)
+            .chunks(2)
+            .map(|w| compiler_core::ir::join_words(w) as i64)
+            .collect::<Vec<_>>(),
+        a
+    );
+    // The same values as numbers, where numbers hold them, give the same run.
+    let numbers = Launch {
+        inputs: [(
+            "X".to_owned(),
+            Input::Data {
+                shape: vec![4],
+                values: vec![1.5, -0.0, 2.0, 3.0],
+            },
+        )]
+        .into(),
+        ..Launch::default()
+    };
+    let as_bits = Launch {
+        inputs: [(
+            "X".to_owned(),
+            Input::Bits {
+                shape: vec![4],
+                bits: [1.5f32, -0.0, 2.0, 3.0]
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect(),
+            },
+        )]
+        .into(),
+        ..Launch::default()
+    };
+    let run = |l: &Launch| {
+        compilation.run(l).map(|o| {
+            o.args
+                .params
+                .iter()
+                .map(|p| match p {
+                    compiler_core::sim::Arg::Tensor(t) => t.bits.clone(),
+                    compiler_core::sim::Arg::Scalar(_) => Vec::new(),
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(run(&numbers).ok(), run(&as_bits).ok());
+    assert!(run(&as_bits).is_ok());
+    let short = Launch {
+        dims: [("N".to_owned(), 4)].into(),
+        inputs: [(
+            "X".to_owned(),
+            Input::Bits {
+                shape: vec![4],
+                bits: vec![0; 3],
+            },
+        )]
+        .into(),
+        ..Launch::default()
+    };
+    assert_eq!(
+        fields(&short, kernel(&compilation)),
+        [LaunchField::Input("X".into())]
+    );
+}

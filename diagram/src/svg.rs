@@ -25,9 +25,26 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// The most CTAs the grid panel draws, each a cell (the page's diagram draws a schematic's).
+pub const MOST_CTAS: u64 = 4096;
+
 /// Grid → CTA `block` → the warp of `thread` → its lane, four panels; or why the thread is
-/// not in the launch.
+/// not in the launch, or why the grid cannot be drawn (a third axis, over [`MOST_CTAS`]).
 pub fn zoom_path(shape: &LaunchShape, block: Dim3, thread: u32) -> Result<String, String> {
+    let grid = shape.grid;
+    if grid.z > 1 {
+        return Err(format!(
+            "the diagram draws a grid of one or two axes, blocks=(x, y); this one has {} in z",
+            grid.z
+        ));
+    }
+    let ctas = u64::from(grid.x) * u64::from(grid.y);
+    if ctas > MOST_CTAS {
+        return Err(format!(
+            "the diagram draws each CTA of the grid, at most {MOST_CTAS}, and {} x {} is {ctas}: draw a smaller grid (a CTA, its warps and lanes are the same in any grid)",
+            grid.x, grid.y
+        ));
+    }
     let config = DiagramConfig {
         shape: *shape,
         ..DiagramConfig::default()
@@ -151,5 +168,15 @@ mod tests {
         // One cell picked at each of the three levels above the lane, and the lane itself.
         assert_eq!(svg.matches(&format!("stroke=\"{WARM}\"")).count(), 4);
         assert!(zoom_path(&shape, Dim3::new(4, 0, 0), 0).is_err());
+        let huge = LaunchShape {
+            grid: Dim3::new(65536, 65536, 1),
+            ..shape
+        };
+        assert!(zoom_path(&huge, Dim3::new(5, 1, 0), 0).is_err_and(|e| e.contains("at most 4096")));
+        let deep = LaunchShape {
+            grid: Dim3::new(2, 3, 4),
+            ..shape
+        };
+        assert!(zoom_path(&deep, Dim3::new(1, 2, 3), 0).is_err_and(|e| e.contains("in z")));
     }
 }

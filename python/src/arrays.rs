@@ -3,13 +3,15 @@
 //! tensor as a new numpy array of its element type.
 //!
 //! Invariant: an input is read where it lies, in row-major order: a C-contiguous array as one
-//! slice, any other (Fortran order, a strided view) element by element through its strides, so
-//! no copy of the array is made on the way to the launch's data (BENCHMARKS.md measures it).
+//! slice, any other (Fortran order, a strided view) element by element through its strides,
+//! straight into the launch's data (`Input::Bits`, its elements' bits as the run keeps them),
+//! so numpy makes no copy and no number stands between (BENCHMARKS.md measures it). Only an
+//! unaligned array is copied first, by numpy.
 
 use crate::errors::error;
-use compiler_core::ir::Scalar;
+use compiler_core::ir::{f16_from_storage, split_words, Scalar};
 use compiler_core::launch::Input;
-use compiler_core::npy::{exact_values, Elements};
+use compiler_core::npy::Elements;
 use numpy::{
     Element, PyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
@@ -56,6 +58,19 @@ pub fn input(
             format!("`{name}` is a tensor of {}: pass a numpy array of dtype {dtype} (or zeros, ones, iota, rand:SEED), not a value of type {kind}", element.name()),
         ));
     };
+    // An array whose elements are not aligned for their type (a field of a packed structured
+    // array) cannot be read in place: numpy copies it into an aligned one, the one case where
+    // an input is copied.
+    let aligned: bool = array.getattr("flags")?.getattr("aligned")?.extract()?;
+    let copy;
+    let array = if aligned {
+        array
+    } else {
+        copy = py
+            .import("numpy")?
+            .call_method1("require", (array, py.None(), "A"))?;
+        copy.cast::<PyUntypedArray>().map_err(PyErr::from)?
+    };
     let found = array.dtype();
     let wrong = || {
         let found = found
@@ -67,27 +82,32 @@ pub fn input(
             format!("`{name}` is a tensor of {}, but the array passed for it holds {found} values: pass dtype {dtype} (`{name}.astype(np.{dtype})` converts it)", element.name()),
         )
     };
-    let (shape, values) = match element {
-        Scalar::F32 => read::<f32>(py, array, f64::from),
-        Scalar::F16 => read::<half::f16>(py, array, f64::from),
-        Scalar::I32 => read::<i32>(py, array, f64::from),
-        Scalar::U32 | Scalar::Bool => read::<u32>(py, array, f64::from),
-        Scalar::I8 => read::<i8>(py, array, f64::from),
-        Scalar::U8 => read::<u8>(py, array, f64::from),
-        Scalar::I64 => wide::<i64>(py, array, name),
-        Scalar::U64 => wide::<u64>(py, array, name),
+    // Each element as the run keeps it (`Input::Bits`): exactly, NaN payloads and 64-bit
+    // integers past 2^53 included.
+    let (shape, bits) = match element {
+        Scalar::F32 => read(py, array, |v: f32, out| out.push(v.to_bits())),
+        Scalar::F16 => read(py, array, |v: half::f16, out| {
+            out.push(f16_from_storage(v.to_bits()))
+        }),
+        Scalar::I32 => read(py, array, |v: i32, out| out.push(v as u32)),
+        Scalar::U32 | Scalar::Bool => read(py, array, |v: u32, out| out.push(v)),
+        Scalar::I8 => read(py, array, |v: i8, out| out.push(element.bits(f64::from(v)))),
+        Scalar::U8 => read(py, array, |v: u8, out| out.push(element.bits(f64::from(v)))),
+        Scalar::I64 => read(py, array, |v: i64, out| out.extend(split_words(v as u64))),
+        Scalar::U64 => read(py, array, |v: u64, out| out.extend(split_words(v))),
     }
     .ok_or_else(wrong)??;
-    Ok(Input::Data { shape, values })
+    Ok(Input::Bits { shape, bits })
 }
 
-/// The array's shape and its values in row-major order, as `f64`s (a launch's data); `None`
-/// when its dtype is not `T`'s.
+/// The array's shape and its elements' bits in row-major order, each element as `bits` pushes
+/// it; `None` when its dtype is not `T`'s. A C-contiguous array is read as one slice, any
+/// other (Fortran order, strides) through the view, which walks it in row-major order.
 fn read<T: Element + Copy>(
     py: Python<'_>,
     array: &Bound<'_, PyUntypedArray>,
-    mut value: impl FnMut(T) -> f64,
-) -> Option<PyResult<(Vec<usize>, Vec<f64>)>> {
+    mut bits: impl FnMut(T, &mut Vec<u32>),
+) -> Option<PyResult<(Vec<usize>, Vec<u32>)>> {
     if !array.dtype().is_equiv_to(&numpy::dtype::<T>(py)) {
         return None;
     }
@@ -102,41 +122,13 @@ fn read<T: Element + Copy>(
     };
     let view = readonly.as_array();
     let shape = view.shape().to_vec();
-    let values = match (array.is_c_contiguous(), readonly.as_slice()) {
-        (true, Ok(slice)) => slice.iter().map(|&v| value(v)).collect(),
-        // Fortran order or strides: the view walks it in row-major order.
-        _ => view.iter().map(|&v| value(v)).collect(),
-    };
-    Some(Ok((shape, values)))
-}
-
-/// [`read`] for 64-bit integers, refused past 2^53 in magnitude as the command line's `.npy`
-/// inputs are (`compiler_core::npy::exact_values`, whose message this is).
-fn wide<T: Element + Copy + Into<i128>>(
-    py: Python<'_>,
-    array: &Bound<'_, PyUntypedArray>,
-    name: &str,
-) -> Option<PyResult<(Vec<usize>, Vec<f64>)>> {
-    let mut inexact = None;
-    let read = read::<T>(py, array, |v| {
-        let v: i128 = v.into();
-        if v.unsigned_abs() > 1 << 53 {
-            inexact.get_or_insert(v);
-        }
-        v as f64
-    });
-    Some(read?.and_then(|(shape, values)| {
-        match inexact {
-            None => Ok((shape, values)),
-            Some(v) => Err(error(
-                py,
-                "LaunchError",
-                exact_values([v].into_iter(), &format!("the array passed for `{name}`"))
-                    .err()
-                    .unwrap_or_default(),
-            )),
-        }
-    }))
+    let words = if std::mem::size_of::<T>() == 8 { 2 } else { 1 };
+    let mut out = Vec::with_capacity(view.len() * words);
+    match (array.is_c_contiguous(), readonly.as_slice()) {
+        (true, Ok(slice)) => slice.iter().for_each(|&v| bits(v, &mut out)),
+        _ => view.iter().for_each(|&v| bits(v, &mut out)),
+    }
+    Some(Ok((shape, out)))
 }
 
 /// A run's tensor as a new numpy array of its element type and shape.

@@ -39,7 +39,9 @@ struct LaunchArgs<'py> {
     lanes: Option<u32>,
     step_limit: Option<u64>,
     threads: Option<u32>,
-    tensors: Option<Bound<'py, PyDict>>,
+    /// Tensors by name: `inputs={…}` (any name, one of `run`'s own included), then the
+    /// keyword arguments.
+    tensors: Vec<Bound<'py, PyDict>>,
 }
 
 impl Module {
@@ -103,6 +105,13 @@ impl Module {
         };
         for (key, value) in args.tensors.iter().flat_map(|t| t.iter()) {
             let name: String = key.extract()?;
+            if launch.inputs.contains_key(&name) {
+                return Err(error(
+                    py,
+                    "LaunchError",
+                    format!("`{name}` is given twice: in inputs= and as a keyword argument"),
+                ));
+            }
             let input = match signature
                 .param_index(&name)
                 .and_then(|i| signature.params.get(i))
@@ -187,8 +196,8 @@ impl Module {
                     }
                     None => (prepared.simulate().map_err(Err), None),
                 }
-            })?;
-            let (result, counts) = self.finished(py, outcome)?;
+            });
+            let (result, counts) = self.finished(outcome)?;
             let output = self.ran(py, result)?;
             let launches: Vec<(String, (u32, u32, u32))> = output
                 .launches
@@ -211,38 +220,37 @@ impl Module {
             }));
             let total = prepared.ctas();
             let on_simulator = matches!(opened, Backend::Simulator);
-            let outcome =
-                watch.run(py, total, "CTAs", progress && on_simulator, || match opened
-                    .run(&prepared, source)
-                {
-                    Some(Ok(output)) => (Ok((output.args, None, Some(output.timing))), None),
-                    Some(Err(e)) => (
-                        Err(match e.diagnostic() {
-                            Some(d) => Err(d),
-                            None => Ok(e.to_string()),
-                        }),
-                        None,
-                    ),
-                    None if profile => {
-                        let profiled = prepared.simulate_profiled();
-                        let counts = profiled.profile.ok();
-                        (
-                            profiled
-                                .output
-                                .map(|o| (o.args, Some(o.stats), None))
-                                .map_err(Err),
-                            counts,
-                        )
-                    }
-                    None => (
-                        prepared
-                            .simulate()
+            let outcome = watch.run(py, total, "CTAs", progress && on_simulator, || match opened
+                .run(&prepared, source)
+            {
+                Some(Ok(output)) => (Ok((output.args, None, Some(output.timing))), None),
+                Some(Err(e)) => (
+                    Err(match e.diagnostic() {
+                        Some(d) => Err(d),
+                        None => Ok(e.to_string()),
+                    }),
+                    None,
+                ),
+                None if profile => {
+                    let profiled = prepared.simulate_profiled();
+                    let counts = profiled.profile.ok();
+                    (
+                        profiled
+                            .output
                             .map(|o| (o.args, Some(o.stats), None))
                             .map_err(Err),
-                        None,
-                    ),
-                })?;
-            let (result, counts) = self.finished(py, outcome)?;
+                        counts,
+                    )
+                }
+                None => (
+                    prepared
+                        .simulate()
+                        .map(|o| (o.args, Some(o.stats), None))
+                        .map_err(Err),
+                    None,
+                ),
+            });
+            let (result, counts) = self.finished(outcome)?;
             let (args, stats, timing) = self.ran(py, result)?;
             let info = info(py, &opened, lanes, started, stats, timing.as_ref())?;
             (args, counts, info)
@@ -264,31 +272,34 @@ impl Module {
         Ok((outputs.unbind(), counts))
     }
 
-    /// A watched run's outcome: an interrupt raised as `KeyboardInterrupt`, saying where the
-    /// run stopped.
+    /// A watched run's outcome. Ctrl-C is raised as `KeyboardInterrupt` saying where the run
+    /// stopped; another signal handler's exception (a timeout's, say) as it was raised.
     fn finished<T>(
         &self,
-        py: Python<'_>,
         outcome: Watched<(Result<T, Failure>, Option<MemoryProfile>)>,
     ) -> PyResult<(Result<T, Failure>, Option<MemoryProfile>)> {
-        match outcome {
-            Watched::Finished(done) => Ok(done),
-            Watched::Interrupted((result, _)) => {
-                let at = match &result {
-                    Err(Err(d)) if d.message == compiler_core::sim::INTERRUPTED => {
-                        let index = compiler_core::span::LineIndex::new(self.source());
-                        let at = index.line_column(self.source(), d.span.start);
-                        format!(" at {}:{}:{}", self.name, at.line, at.column)
-                    }
-                    Ok(_) | Err(_) => " after the GPU finished its work".to_owned(),
-                };
-                let _ = py;
-                Err(PyKeyboardInterrupt::new_err(format!(
-                    "{}{at}",
-                    compiler_core::sim::INTERRUPTED
-                )))
-            }
+        let (result, signal) = match outcome {
+            Watched::Finished(done) => return Ok(done),
+            Watched::Interrupted((result, _), signal) => (result, signal),
+        };
+        let is_interrupt = Python::attach(|py| signal.is_instance_of::<PyKeyboardInterrupt>(py));
+        if !is_interrupt {
+            return Err(signal);
         }
+        let at = match &result {
+            Err(Err(d)) if d.message == compiler_core::sim::INTERRUPTED => {
+                let index = compiler_core::span::LineIndex::new(self.source());
+                let at = index.line_column(self.source(), d.span.start);
+                format!(" at {}:{}:{}", self.name, at.line, at.column)
+            }
+            // A GPU's dispatch, which nothing stops from outside, or a run that ended on its
+            // own as the interrupt came.
+            _ => " as it ended".to_owned(),
+        };
+        Err(PyKeyboardInterrupt::new_err(format!(
+            "{}{at}",
+            compiler_core::sim::INTERRUPTED
+        )))
     }
 
     /// A run's result, or its failure raised as `RunError` (with the diagnostic where the
@@ -428,12 +439,13 @@ impl Module {
     /// `scalars`: values by name (a dimension a passed array's shape gives may be left out).
     /// Tensors by name: numpy arrays of the parameter's dtype, C or Fortran order, or
     /// `"zeros"`, `"ones"`, `"iota"`, `"rand:SEED"`; a tensor not passed starts as zeros.
+    /// `inputs={name: array}` passes them too, whatever their names (`grid`, say).
     /// `backend`: `"sim"` (the reference simulator), `"gpu"` (WGSL on this machine's Vulkan
     /// GPU) or `"cuda"` (PTX on its NVIDIA GPU). `threads`: the simulator's threads (the
     /// machine's cores); `lanes`: `ctx.lanes` (32); `step_limit`: statements per CTA before
     /// the run stops (E0514). Ctrl-C stops a simulator run; `progress` shows a bar for runs
     /// past a second.
-    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, backend = "sim", threads = None, lanes = None, emulate_warps = false, step_limit = None, progress = true, **tensors))]
+    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, backend = "sim", threads = None, lanes = None, emulate_warps = false, step_limit = None, progress = true, inputs = None, **tensors))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -448,6 +460,7 @@ impl Module {
         emulate_warps: bool,
         step_limit: Option<u64>,
         progress: bool,
+        inputs: Option<Bound<'py, PyDict>>,
         tensors: Option<Bound<'py, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let args = LaunchArgs {
@@ -458,7 +471,7 @@ impl Module {
             lanes,
             step_limit,
             threads,
-            tensors,
+            tensors: inputs.into_iter().chain(tensors).collect(),
         };
         Ok(self
             .execute(py, &args, backend, emulate_warps, progress, false)?
@@ -468,7 +481,7 @@ impl Module {
     /// Runs as `run` does, on the simulator, counting every memory request and the run's work
     /// (`tessera run --profile`): a `Profile`, whose `data` is `--profile --json`'s and whose
     /// `outputs` are the run's.
-    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, threads = None, lanes = None, step_limit = None, progress = true, **tensors))]
+    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, threads = None, lanes = None, step_limit = None, progress = true, inputs = None, **tensors))]
     #[allow(clippy::too_many_arguments)]
     fn profile<'py>(
         &self,
@@ -481,6 +494,7 @@ impl Module {
         lanes: Option<u32>,
         step_limit: Option<u64>,
         progress: bool,
+        inputs: Option<Bound<'py, PyDict>>,
         tensors: Option<Bound<'py, PyDict>>,
     ) -> PyResult<Profile> {
         let args = LaunchArgs {
@@ -491,7 +505,7 @@ impl Module {
             lanes,
             step_limit,
             threads,
-            tensors,
+            tensors: inputs.into_iter().chain(tensors).collect(),
         };
         let (outputs, counts) = self.execute(py, &args, "sim", false, progress, true)?;
         let counts = counts.ok_or_else(|| error(py, "RunError", "a kernel under @cluster runs its super-tiles as separate launches, which the memory counts do not follow yet".to_owned()))?;
@@ -518,6 +532,9 @@ impl Module {
     #[pyo3(signature = (kernel = None, arch = "sm_90"))]
     fn ptx(&self, py: Python<'_>, kernel: Option<&str>, arch: &str) -> PyResult<String> {
         let arch: Arch = arch.parse().map_err(|why| error(py, "LaunchError", why))?;
+        if !kernel.is_none_or(|k| self.compilation.runnable_names().iter().any(|n| n == k)) {
+            self.kernel(py, kernel)?;
+        }
         self.compilation
             .ptx(kernel, arch)
             .map(|ptx| ptx.text)
@@ -534,6 +551,7 @@ impl Module {
         lanes: Option<u32>,
         emulate_warps: bool,
     ) -> PyResult<String> {
+        let lanes = lanes.unwrap_or(compiler_core::hierarchy::NVIDIA_LANES);
         let mode = if emulate_warps {
             WarpMode::Emulated
         } else {
@@ -541,11 +559,7 @@ impl Module {
         };
         self.kernel(py, kernel)?;
         self.compilation
-            .wgsl(
-                kernel,
-                lanes.unwrap_or(compiler_core::hierarchy::NVIDIA_LANES),
-                mode,
-            )
+            .wgsl(kernel, lanes, mode)
             .map(|wgsl| wgsl.browser_text())
             .map_err(|d| self.diagnosed(py, "CompileError", &d))
     }

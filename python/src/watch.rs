@@ -29,13 +29,15 @@ pub struct Watch {
 /// How a watched run ended.
 pub enum Watched<T> {
     Finished(T),
-    /// Interrupted: the work's own outcome, which ended at the stop.
-    Interrupted(T),
+    /// Stopped by a signal: the work's own outcome (which ended at the stop), and the signal
+    /// handler's exception (`KeyboardInterrupt` for Ctrl-C, or whatever a handler raised).
+    Interrupted(T, PyErr),
 }
 
 impl Watch {
     /// Runs `work` on a thread of its own with the GIL released, showing progress of `total`
-    /// `unit`s once it takes [`QUIET_FOR`] (when `show`), and stopping it at a signal.
+    /// `unit`s once it takes [`QUIET_FOR`] (when `show`), and stopping it at a signal. The
+    /// progress is best effort: a bar that fails (no stderr, say) is dropped, never the run.
     pub fn run<T: Send>(
         &self,
         py: Python<'_>,
@@ -43,22 +45,27 @@ impl Watch {
         unit: &str,
         show: bool,
         work: impl FnOnce() -> T + Send,
-    ) -> PyResult<Watched<T>> {
+    ) -> Watched<T> {
         let finished = AtomicBool::new(false);
         let started = Instant::now();
+        let waiter = std::thread::current();
         std::thread::scope(|scope| {
             let worker = scope.spawn(|| {
                 let result = work();
                 finished.store(true, Ordering::Release);
+                waiter.unpark();
                 result
             });
-            let mut bar: Option<(Bound<'_, PyAny>, u64)> = None;
+            let mut bar = Bar::Quiet;
             let mut interrupt = None;
             while !finished.load(Ordering::Acquire) {
                 py.detach(|| {
                     let until = Instant::now() + SLICE;
-                    while !finished.load(Ordering::Acquire) && Instant::now() < until {
-                        std::thread::sleep(Duration::from_millis(2));
+                    while !finished.load(Ordering::Acquire) {
+                        let Some(left) = until.checked_duration_since(Instant::now()) else {
+                            break;
+                        };
+                        std::thread::park_timeout(left);
                     }
                 });
                 if interrupt.is_none() {
@@ -68,45 +75,64 @@ impl Watch {
                     }
                 }
                 if show && interrupt.is_none() && started.elapsed() >= QUIET_FOR {
-                    self.advance(py, &mut bar, total, unit)?;
+                    bar = self.advance(py, bar, total, unit, started);
                 }
             }
-            if let Some((bar, _)) = &bar {
-                bar.call_method0("close")?;
+            if let Bar::Shown(bar, _) = &bar {
+                let _ = bar.call_method0("close");
             }
-            let result = py.detach(|| worker.join());
-            let result = match result {
+            let result = match py.detach(|| worker.join()) {
                 Ok(result) => result,
                 Err(panic) => std::panic::resume_unwind(panic),
             };
-            Ok(match interrupt {
+            match interrupt {
                 None => Watched::Finished(result),
-                Some(_) => Watched::Interrupted(result),
-            })
+                Some(signal) => Watched::Interrupted(result, signal),
+            }
         })
     }
 
-    /// Moves the bar to the units done, making it on first use.
+    /// Moves the bar to the units done, making it on first use; a bar that fails is dropped.
     fn advance<'py>(
         &self,
         py: Python<'py>,
-        bar: &mut Option<(Bound<'py, PyAny>, u64)>,
+        bar: Bar<'py>,
         total: u64,
         unit: &str,
-    ) -> PyResult<()> {
-        if bar.is_none() {
-            let made = py
-                .import("tessera._progress")?
-                .call_method1("bar", (total, unit))?;
-            *bar = Some((made, 0));
-        }
-        if let Some((bar, shown)) = bar {
-            let done = self.done.load(Ordering::Relaxed);
-            if done > *shown {
-                bar.call_method1("update", (done - *shown,))?;
-                *shown = done;
+        started: Instant,
+    ) -> Bar<'py> {
+        let bar = match bar {
+            Bar::Quiet => match py
+                .import("tessera._progress")
+                .and_then(|m| m.call_method1("bar", (total, unit, started.elapsed().as_secs_f64())))
+            {
+                Ok(made) => Bar::Shown(made, 0),
+                Err(_) => Bar::Failed,
+            },
+            other => other,
+        };
+        match bar {
+            Bar::Shown(bar, shown) => {
+                let done = self.done.load(Ordering::Relaxed);
+                if done <= shown {
+                    return Bar::Shown(bar, shown);
+                }
+                match bar.call_method1("update", (done - shown,)) {
+                    Ok(_) => Bar::Shown(bar, done),
+                    Err(_) => Bar::Failed,
+                }
             }
+            other => other,
         }
-        Ok(())
     }
+}
+
+/// The progress bar of a watched run.
+enum Bar<'py> {
+    /// Not shown yet.
+    Quiet,
+    /// `tessera._progress`'s bar, and the units it shows.
+    Shown(Bound<'py, PyAny>, u64),
+    /// It failed once: no more tries.
+    Failed,
 }

@@ -2,7 +2,9 @@
 
     import numpy as np, tessera
     m = tessera.compile(open("examples/matvec.tsr").read())
-    out = m.run("matvec", grid=(5,), A=a, x=x)        # {"y": array([...], dtype=float32)}
+    A = np.ones((1, 100), np.float32)
+    W = np.ones((40, 100), np.float32)
+    out = m.run("mv", grid=(5,), A=A, W=W)             # {"C": array([[100., ...]], dtype=float32)}
 
 Runs go to the reference simulator (``backend="sim"``), this machine's Vulkan GPU
 (``backend="gpu"``) or its NVIDIA GPU (``backend="cuda"``), through the same compiler and

@@ -7,9 +7,9 @@ import time
 
 
 class _Line:
-    def __init__(self, total, unit):
+    def __init__(self, total, unit, elapsed):
         self.total, self.unit, self.done = total, unit, 0
-        self.started = time.monotonic()
+        self.started = time.monotonic() - elapsed
         self.shown = 0.0
 
     def update(self, count):
@@ -26,10 +26,11 @@ class _Line:
         sys.stderr.flush()
 
 
-def bar(total, unit):
-    """A bar of ``total`` ``unit``s with ``update(count)`` and ``close()``."""
+def bar(total, unit, elapsed=0.0):
+    """A bar of ``total`` ``unit``s with ``update(count)`` and ``close()``, for a run that has
+    taken ``elapsed`` seconds so far."""
     try:
         from tqdm.auto import tqdm
     except ImportError:
-        return _Line(total, unit)
+        return _Line(total, unit, elapsed)
     return tqdm(total=total, unit=f" {unit}", leave=False)

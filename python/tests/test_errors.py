@@ -151,3 +151,34 @@ kernel slow(Y: tensor<f32>[N]) {
     assert np.all(done["Y"] == 2000)
     # Python ran beside the run: about one tick a millisecond, not one for the whole run.
     assert elapsed > 0.2 and ticks > elapsed * 200, (elapsed, ticks)
+
+
+def test_another_signal_handlers_exception_stops_the_run_and_is_raised_as_it_was():
+    import signal
+    import time
+
+    m = tessera.compile("""@launch(64)
+kernel slow(Y: tensor<f32>[N]) {
+  var acc: f32 = 0.0
+  for k in range(0, 20000) {
+    acc += 1.0
+  }
+  if ctx.block.x * ctx.threads + ctx.thread < N {
+    Y[ctx.block.x * ctx.threads + ctx.thread] = acc
+  }
+}
+""")
+
+    def timeout(signum, frame):
+        raise TimeoutError("the notebook's time limit")
+
+    previous = signal.signal(signal.SIGALRM, timeout)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.5)
+        started = time.monotonic()
+        with pytest.raises(TimeoutError, match="time limit"):
+            m.run(grid=(4096,), dims={"N": 4096 * 64}, threads=1, progress=False)
+        assert time.monotonic() - started < 5
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

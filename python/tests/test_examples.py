@@ -119,7 +119,9 @@ def test_the_gpu_backend_equals_the_simulator_on_lavapipe():
             assert np.array_equal(bits(gpu[tensor]), bits(sim[tensor])), (emulate, tensor)
 
 
-def test_inputs_are_read_where_they_lie_with_no_copy():
+def test_numpy_makes_no_copy_of_an_input():
+    """numpy reports its arrays' memory to tracemalloc: a run allocates its result, Y, and no
+    array the size of an input (the launch's own data is Rust's, measured in BENCHMARKS.md)."""
     import tracemalloc
 
     n = 1 << 16
@@ -135,3 +137,36 @@ def test_inputs_are_read_where_they_lie_with_no_copy():
         assert np.all(out["Y"] == 3)
         # numpy allocates the output, Y, and nothing the size of an input besides.
         assert peak < 2 * x.nbytes, peak
+
+
+def test_values_pass_exactly_nan_payloads_and_64_bit_integers_past_2_53():
+    source = """@launch(32)
+kernel copy(X: tensor<f32>[N], Y: tensor<f32>[N], A: tensor<i64>[N], B: tensor<i64>[N]) {
+  let i = ctx.thread
+  if i < N {
+    Y[i] = X[i]
+    B[i] = A[i] + 1
+  }
+}
+"""
+    x = np.array([0x7F800001, 0xFFC00123, 0x80000000, 0x00000001], np.uint32).view(np.float32)
+    a = np.array([2**53 + 1, -(2**62), 2**63 - 2, -1], np.int64)
+    out = tessera.compile(source).run(X=x, A=a)
+    assert np.array_equal(bits(out["Y"]), bits(x)), "a signalling NaN, a payload, -0.0, a subnormal"
+    assert np.array_equal(out["B"], a + 1)
+
+
+def test_tensors_named_like_runs_options_pass_through_inputs():
+    source = """@launch(32)
+kernel k(grid: tensor<f32>[N], dims: tensor<f32>[N]) {
+  if ctx.thread < N {
+    dims[ctx.thread] = grid[ctx.thread] * 2.0
+  }
+}
+"""
+    g = np.arange(8, dtype=np.float32)
+    out = tessera.compile(source).run(inputs={"grid": g}, grid=(1,))
+    assert np.array_equal(out["dims"], g * 2)
+    a = np.ones(1000, np.float32)
+    with pytest.raises(tessera.LaunchError, match="`A` is given twice"):
+        load("vector_add").run(grid=(4,), inputs={"A": a}, A=a, B=a)

@@ -3,22 +3,28 @@
 //! (`$PTXAS`, else `ptxas` on the `PATH`); without one the caller says what it assumed.
 
 use compiler_core::ptx::Arch;
+use std::io::Write;
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The registers per thread `ptxas -v` reports for `ptx`, or why it could not say.
 pub fn registers(ptx: &str, arch: Arch) -> Result<u32, String> {
+    // A name of this process's own, made new (never an existing file, nor a link someone left
+    // there), so two calls at once, or two users of one temporary directory, never meet.
+    static CALLS: AtomicU64 = AtomicU64::new(0);
     let dir = std::env::temp_dir();
     let stem = format!(
-        "tessera-occupancy-{}-{:?}",
+        "tessera-occupancy-{}-{}",
         std::process::id(),
-        std::thread::current().id()
+        CALLS.fetch_add(1, Ordering::Relaxed)
     );
-    let stem: String = stem
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .collect();
     let path = dir.join(format!("{stem}.ptx"));
-    std::fs::write(&path, ptx).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(ptx.as_bytes()))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     let ptxas = std::env::var_os("PTXAS").unwrap_or_else(|| "ptxas".into());
     let cubin = dir.join(format!("{stem}.cubin"));
     let output = Command::new(ptxas)

@@ -96,6 +96,14 @@ pub enum Input {
         shape: Vec<usize>,
         values: Vec<f64>,
     },
+    /// Row-major element bits as a run keeps them ([`crate::sim::Tensor::bits`]: an 8-bit
+    /// element widened, an `f16` as [`Scalar::bits`] stores it, a 64-bit one as two words, the
+    /// low first): data that arrive typed (Python's numpy arrays), taken exactly, NaN payloads
+    /// and all, in one pass and at 4 bytes an element rather than a number's 8.
+    Bits {
+        shape: Vec<usize>,
+        bits: Vec<u32>,
+    },
 }
 
 impl FromStr for Input {
@@ -121,7 +129,7 @@ impl fmt::Display for Input {
             Input::Ones => f.write_str("ones"),
             Input::Iota => f.write_str("iota"),
             Input::Rand(seed) => write!(f, "rand:{seed}"),
-            Input::Data { shape, .. } => write!(f, "data {shape:?}"),
+            Input::Data { shape, .. } | Input::Bits { shape, .. } => write!(f, "data {shape:?}"),
         }
     }
 }
@@ -136,7 +144,26 @@ impl Input {
             Input::Rand(seed) => format!(
                 "pseudo-random from seed {seed}, the same every run: floats in [-1, 1), integers 0 to 99"
             ),
-            Input::Data { shape, .. } => format!("data of shape {shape:?}"),
+            Input::Data { shape, .. } | Input::Bits { shape, .. } => {
+                format!("data of shape {shape:?}")
+            }
+        }
+    }
+
+    /// The shape of an input that is data (`None` for a generator).
+    pub fn shape(&self) -> Option<&[usize]> {
+        match self {
+            Input::Data { shape, .. } | Input::Bits { shape, .. } => Some(shape),
+            _ => None,
+        }
+    }
+
+    /// The elements of an input that is data, for `element`s (`None` for a generator).
+    pub fn elements(&self, element: Scalar) -> Option<usize> {
+        match self {
+            Input::Data { values, .. } => Some(values.len()),
+            Input::Bits { bits, .. } => Some(bits.len() / element.words().max(1)),
+            _ => None,
         }
     }
 }
@@ -159,6 +186,7 @@ fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
                 .iter()
                 .flat_map(|v| split_words(element.wide_bits(*v)))
                 .collect(),
+            Input::Bits { bits, .. } => bits.clone(),
             _ => generate(input, Scalar::I32, count)
                 .into_iter()
                 .flat_map(|w| split_words(w as i32 as i64 as u64))
@@ -184,6 +212,7 @@ fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
                 .collect()
         }
         Input::Data { values, .. } => values.iter().map(|v| element.bits(*v)).collect(),
+        Input::Bits { bits, .. } => bits.clone(),
     }
 }
 
@@ -213,8 +242,8 @@ impl Launch {
         launch
             .inputs
             .retain(|name, input| match (param(name), input) {
-                (Some(Param::Tensor { dims, .. }), Input::Data { shape, .. }) => {
-                    shape.len() == dims.len()
+                (Some(Param::Tensor { dims, .. }), data) if data.shape().is_some() => {
+                    data.shape().is_some_and(|shape| shape.len() == dims.len())
                 }
                 (Some(Param::Tensor { .. }), _) => true,
                 _ => false,
@@ -276,7 +305,7 @@ impl Launch {
         let mut names = Vec::new();
         for param in &kernel.params {
             if let Param::Tensor { name, dims, .. } = param {
-                if let Some(Input::Data { .. }) = self.inputs.get(name) {
+                if self.inputs.get(name).is_some_and(|i| i.shape().is_some()) {
                     names.extend(dims.iter().filter_map(|d| match d {
                         DimRef::Dim(i) => kernel.dims.get(*i).cloned(),
                         DimRef::Literal(_) => None,

@@ -308,7 +308,7 @@ impl Launch {
         };
         let mut total = 0u64;
         for (param, shape) in kernel.params.iter().zip(tensor_shapes(kernel, &dims)) {
-            let (Param::Tensor { name, .. }, Some(shape)) = (param, shape) else {
+            let (Param::Tensor { name, element, .. }, Some(shape)) = (param, shape) else {
                 continue;
             };
             let count = shape.iter().fold(1u64, |n, &e| n.saturating_mul(e as u64));
@@ -319,14 +319,11 @@ impl Launch {
                     field(),
                     format!("`{name}` would have {count} elements; a launch holds at most {MAX_ELEMENTS} per tensor"),
                 ));
-            } else if let Some(Input::Data { values, .. }) = self.inputs.get(name) {
-                if values.len() as u64 != count {
+            } else if let Some(given) = self.inputs.get(name).and_then(|i| i.elements(*element)) {
+                if given as u64 != count {
                     problems.push(LaunchProblem::new(
                         field(),
-                        format!(
-                            "`{name}` has {} values for a shape of {count} elements",
-                            values.len()
-                        ),
+                        format!("`{name}` has {given} values for a shape of {count} elements"),
                     ));
                 }
             }
@@ -392,7 +389,7 @@ impl Launch {
             let Param::Tensor { name, dims, .. } = param else {
                 continue;
             };
-            let Some(Input::Data { shape, .. }) = self.inputs.get(name) else {
+            let Some(shape) = self.inputs.get(name).and_then(Input::shape) else {
                 continue;
             };
             let field = || LaunchField::Input(name.clone());

@@ -168,6 +168,16 @@ pub enum WarpMode {
 /// subgroups, or emulated in workgroup memory (on any GPU, with no subgroup operations); its
 /// loops stop past a trip budget when `guard` says so.
 pub fn emit(kernel: &Kernel, lanes: u32, mode: WarpMode, guard: Guard) -> Result<Wgsl, Diagnostic> {
+    // A warp width no launch takes (`tessera wgsl --lanes 0`) is the launch's problem, said
+    // as a launch says it, never a division by zero below.
+    if !(1..=crate::hierarchy::MAX_LANES).contains(&lanes) {
+        let problem = crate::hierarchy::ShapeError::Lanes { lanes };
+        return Err(Diagnostic::error(
+            Code::E0515,
+            kernel.span,
+            problem.to_string(),
+        ));
+    }
     // WGSL has no matrix instructions: a warp's `mma` is shuffles and f32 arithmetic.
     let expanded = ir::matrix::first_mma(&kernel.body).map(|_| ir::matrix::expand(kernel));
     let kernel = expanded.as_ref().unwrap_or(kernel);

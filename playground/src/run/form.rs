@@ -234,7 +234,7 @@ fn input_field(
         let current = current.clone();
         move || match current() {
             Input::Rand(_) => "rand".to_owned(),
-            Input::Data { .. } => "data".to_owned(),
+            Input::Data { .. } | Input::Bits { .. } => "data".to_owned(),
             other => other.to_string(),
         }
     };
