@@ -170,6 +170,8 @@ impl Module {
                 .compilation
                 .prepare_program(&launch, RunLimits::TERMINAL)
                 .map_err(|d| self.diagnosed(py, "LaunchError", &d))?;
+            // The prepared run holds the arguments now: the launch's copy of the data goes.
+            drop(launch);
             prepared.run.options.threads = threads;
             prepared.run.stop = Some(Arc::clone(&watch.stop));
             let outcome = watch.run(py, 0, "launches", false, || {
@@ -212,6 +214,7 @@ impl Module {
                 .compilation
                 .prepare(&launch, RunLimits::TERMINAL)
                 .map_err(|d| self.diagnosed(py, "LaunchError", &d))?;
+            drop(launch);
             prepared.options.threads = threads;
             prepared.stop = Some(Arc::clone(&watch.stop));
             let done = Arc::clone(&watch.done);
