@@ -53,3 +53,25 @@ pub fn font_size(rect: Rect, text: &str) -> f64 {
     let fit = rect.w * 0.9 / (text.chars().count().max(1) as f64 * 0.62);
     fit.min(rect.h * 0.42).clamp(7.0, 24.0)
 }
+
+/// A cell's two lines of text at `level`: the main one and the smaller one under it (empty
+/// for none). The drawing keeps the numbers; the words are in the accessible name and the
+/// readout.
+pub fn cell_text(cell: &Cell, level: Level) -> (String, String) {
+    let main = match level {
+        Level::Grid => cell.detail.clone(),
+        Level::Warp => cell.index.to_string(),
+        _ => cell.label.clone(),
+    };
+    let detail = match level {
+        Level::Grid => String::new(),
+        Level::Cta | Level::Warp => cell
+            .detail
+            .trim_start_matches("threads ")
+            .trim_start_matches("thread ")
+            .to_owned(),
+        Level::Lane => format!("{} · its own registers", cell.detail),
+        Level::Cluster => cell.detail.clone(),
+    };
+    (main, detail)
+}

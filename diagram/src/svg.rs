@@ -4,7 +4,7 @@
 //! their words and their layout are the interactive view's (`zoom`, `geometry`); colours are
 //! the page's light theme, written on the shapes, since no stylesheet comes with the SVG.
 
-use crate::geometry::{font_size, layout, MARGIN, WIDTH};
+use crate::geometry::{cell_text, font_size, layout, MARGIN, WIDTH};
 use crate::zoom::{DiagramConfig, Level, Zoom};
 use compiler_core::hierarchy::{Dim3, LaunchShape};
 
@@ -80,20 +80,7 @@ pub fn zoom_path(shape: &LaunchShape, block: Dim3, thread: u32) -> Result<String
             } else {
                 (BOX, MUTED, 1.0)
             };
-            let main = match level {
-                Level::Grid => cell.detail.clone(),
-                Level::Warp => cell.index.to_string(),
-                _ => cell.label.clone(),
-            };
-            let detail = match level {
-                Level::Grid => String::new(),
-                Level::Lane => format!("{} · its own registers", cell.detail),
-                _ => cell
-                    .detail
-                    .trim_start_matches("threads ")
-                    .trim_start_matches("thread ")
-                    .to_owned(),
-            };
+            let (main, detail) = cell_text(cell, level);
             let size = font_size(*rect, &main);
             let (cx, cy) = (rect.x + rect.w / 2.0, rect.y + rect.h / 2.0);
             let label_y = if detail.is_empty() {

@@ -1,6 +1,6 @@
 //! The drawing: the SVG, the breadcrumb, the buttons and the readout, from [`crate::zoom`].
 
-use crate::geometry::{font_size, layout, Rect, GAP, MARGIN, WIDTH};
+use crate::geometry::{cell_text, font_size, layout, Rect, GAP, MARGIN, WIDTH};
 use crate::zoom::{Cell, Cluster, DiagramConfig, Level, Move, Zoom};
 use leptos::ev;
 use leptos::prelude::*;
@@ -19,22 +19,7 @@ fn instance_id() -> String {
 /// The drawing of one cell: its box, how full it is, its labels.
 fn cell_view(cell: &Cell, rect: Rect, level: Level, id: String) -> impl IntoView {
     let empty = !cell.enterable && level == Level::Warp;
-    let main = match level {
-        Level::Grid => cell.detail.clone(),
-        Level::Warp => cell.index.to_string(),
-        _ => cell.label.clone(),
-    };
-    // The drawing keeps the numbers; the words are in the accessible name and the readout.
-    let detail = match level {
-        Level::Grid => String::new(),
-        Level::Cta | Level::Warp => cell
-            .detail
-            .trim_start_matches("threads ")
-            .trim_start_matches("thread ")
-            .to_owned(),
-        Level::Lane => format!("{} · its own registers", cell.detail),
-        Level::Cluster => cell.detail.clone(),
-    };
+    let (main, detail) = cell_text(cell, level);
     let size = font_size(rect, &main);
     let detail_size = font_size(rect, &detail).min(size * 0.8);
     let (cx, cy) = (rect.x + rect.w / 2.0, rect.y + rect.h / 2.0);

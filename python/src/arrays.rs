@@ -9,6 +9,7 @@
 //! unaligned array is copied first, by numpy.
 
 use crate::errors::error;
+use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{f16_from_storage, split_words, Scalar};
 use compiler_core::launch::Input;
 use compiler_core::npy::Elements;
@@ -156,5 +157,35 @@ pub fn array<'py>(
         Elements::U8(v) => shaped(py, v, shape),
         Elements::I64(v) => shaped(py, v, shape),
         Elements::U64(v) => shaped(py, v, shape),
+    }
+}
+
+/// Extents or an index from `value` (`grid=`, `blocks=`, `block=`): a whole number or a tuple
+/// of one to three, the axes left out `missing` (1 for extents, 0 for an index).
+pub fn extents(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    missing: u32,
+    what: &str,
+) -> PyResult<Dim3> {
+    let axes: Vec<u32> = match value.extract::<u32>() {
+        Ok(x) => vec![x],
+        Err(_) => value.extract().map_err(|_| {
+            error(
+                py,
+                "LaunchError",
+                format!("{what} takes a whole number or a tuple of one to three"),
+            )
+        })?,
+    };
+    match axes[..] {
+        [x] => Ok(Dim3::new(x, missing, missing)),
+        [x, y] => Ok(Dim3::new(x, y, missing)),
+        [x, y, z] => Ok(Dim3::new(x, y, z)),
+        _ => Err(error(
+            py,
+            "LaunchError",
+            format!("{what} has more than three axes"),
+        )),
     }
 }

@@ -2,6 +2,7 @@
 //! hierarchy diagram) whose `_repr_svg_` Jupyter shows and whose `str()` is the command
 //! line's text, and a [`Profile`], a run's memory counts as Python data.
 
+use crate::arrays::extents;
 use crate::errors::error;
 use compiler_core::hierarchy::{Dim3, LaunchShape};
 use compiler_core::sim::MemoryProfile;
@@ -133,33 +134,12 @@ impl Profile {
     }
 }
 
-/// A dimension's extents from `value`: a whole number or a tuple of one to three, the axes
-/// left out `missing`.
-fn axes(py: Python<'_>, value: &Bound<'_, PyAny>, missing: u32, what: &str) -> PyResult<Dim3> {
-    let axes: Vec<u32> = match value.extract::<u32>() {
-        Ok(x) => vec![x],
-        Err(_) => value.extract().map_err(|_| {
-            error(
-                py,
-                "LaunchError",
-                format!("{what} takes a whole number or a tuple of one to three"),
-            )
-        })?,
-    };
-    match axes[..] {
-        [x] => Ok(Dim3::new(x, missing, missing)),
-        [x, y] => Ok(Dim3::new(x, y, missing)),
-        [x, y, z] => Ok(Dim3::new(x, y, z)),
-        _ => Err(error(
-            py,
-            "LaunchError",
-            format!("{what} has more than three axes"),
-        )),
-    }
-}
-
-/// `tessera.diagram`: the zoom from the grid to one thread's lane, as SVG, and where the
-/// thread sits in words (`tessera ctx`'s sentence).
+/// The hierarchy diagram of a launch of `blocks` CTAs of `threads` threads, warps of `lanes`
+/// (the seed's 4 × 3 grid by default): the grid, the CTA `block`, the warp of `thread` and
+/// its lane, as SVG (a [`Chart`], which Jupyter displays; `str()` says where the thread sits,
+/// as `tessera ctx` does).
+#[pyfunction]
+#[pyo3(signature = (blocks = None, threads = 256, lanes = 32, block = None, thread = None))]
 pub fn diagram(
     py: Python<'_>,
     blocks: Option<&Bound<'_, PyAny>>,
@@ -169,11 +149,11 @@ pub fn diagram(
     thread: Option<u32>,
 ) -> PyResult<Chart> {
     let grid = match blocks {
-        Some(blocks) => axes(py, blocks, 1, "blocks=")?,
+        Some(blocks) => extents(py, blocks, 1, "blocks=")?,
         None => Dim3::new(4, 3, 1),
     };
     let block = match block {
-        Some(b) => axes(py, b, 0, "block=")?,
+        Some(b) => extents(py, b, 0, "block=")?,
         None => Dim3::new(0, 0, 0),
     };
     let thread = thread.unwrap_or(0);
@@ -182,7 +162,7 @@ pub fn diagram(
     let at = shape
         .locate(block, thread)
         .map_err(|e| error(py, "LaunchError", e.to_string()))?;
-    let svg = diagram::svg::zoom_path(&shape, block, thread)
+    let svg = ::diagram::svg::zoom_path(&shape, block, thread)
         .map_err(|why| error(py, "LaunchError", why))?;
     Ok(Chart {
         figure: svg.clone(),

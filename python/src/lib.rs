@@ -27,28 +27,11 @@ fn compile(py: Python<'_>, source: &str, name: &str) -> PyResult<Module> {
     Module::compile(py, source, name)
 }
 
-/// The hierarchy diagram of a launch of `blocks` CTAs of `threads` threads, warps of `lanes`:
-/// (the seed's 4 × 3 grid by default): the grid, the CTA `block`, the warp of `thread` and
-/// its lane, as SVG (a [`Chart`], which
-/// Jupyter displays; `str()` says where the thread sits, as `tessera ctx` does).
-#[pyfunction(name = "diagram")]
-#[pyo3(signature = (blocks = None, threads = 256, lanes = 32, block = None, thread = None))]
-fn hierarchy(
-    py: Python<'_>,
-    blocks: Option<&Bound<'_, PyAny>>,
-    threads: u32,
-    lanes: u32,
-    block: Option<&Bound<'_, PyAny>>,
-    thread: Option<u32>,
-) -> PyResult<Chart> {
-    charts::diagram(py, blocks, threads, lanes, block, thread)
-}
-
 #[pymodule]
 fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(compile, m)?)?;
-    m.add_function(wrap_pyfunction!(hierarchy, m)?)?;
+    m.add_function(wrap_pyfunction!(charts::diagram, m)?)?;
     m.add_class::<Module>()?;
     m.add_class::<Profile>()?;
     m.add_class::<Chart>()?;

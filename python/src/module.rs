@@ -94,7 +94,7 @@ impl Module {
         let mut launch = Launch {
             kernel: Some(signature.name.clone()),
             grid: match &args.grid {
-                Some(grid) => grid_of(py, grid)?,
+                Some(grid) => arrays::extents(py, grid, 1, "grid=")?,
                 None => Dim3::new(1, 1, 1),
             },
             dims: args.dims.clone().unwrap_or_default(),
@@ -321,24 +321,6 @@ type Failure = Result<String, compiler_core::Diagnostic>;
 /// The machine's cores: the simulator's threads by default, as `tessera run`'s.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
-}
-
-/// `grid=`: a whole number, or a tuple of one to three.
-fn grid_of(py: Python<'_>, grid: &Bound<'_, PyAny>) -> PyResult<Dim3> {
-    let axes: Vec<u32> = match grid.extract::<u32>() {
-        Ok(x) => vec![x],
-        Err(_) => grid.extract().map_err(|_| error(py, "LaunchError", "grid= takes CTAs as a whole number or a tuple of one to three, (x,), (x, y) or (x, y, z)".to_owned()))?,
-    };
-    match axes[..] {
-        [x] => Ok(Dim3::new(x, 1, 1)),
-        [x, y] => Ok(Dim3::new(x, y, 1)),
-        [x, y, z] => Ok(Dim3::new(x, y, z)),
-        _ => Err(error(
-            py,
-            "LaunchError",
-            format!("grid={axes:?} has {} axes: one to three", axes.len()),
-        )),
-    }
 }
 
 /// What ran, for `Outputs`' attributes.

@@ -22,6 +22,22 @@ kernel spin(Y: tensor<i32>[32]) {
 """
 
 
+def slow(trips):
+    """A kernel each thread of which adds 1.0 `trips` times: long enough to watch."""
+    return f"""@launch(64)
+kernel slow(Y: tensor<f32>[N]) {{
+  var acc: f32 = 0.0
+  for k in range(0, {trips}) {{
+    acc += 1.0
+  }}
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  if i < N {{
+    Y[i] = acc
+  }}
+}}
+"""
+
+
 def cli_stderr(cli, *args):
     return subprocess.run([str(cli), *map(str, args)], capture_output=True, text=True).stderr
 
@@ -90,18 +106,7 @@ def test_the_cuda_backend_without_a_driver_says_what_is_missing():
 def test_ctrl_c_stops_a_long_run_and_says_where_with_progress_on_the_way():
     script = textwrap.dedent(f"""
         import sys, time, tessera
-        m = tessera.compile('''@launch(64)
-        kernel slow(Y: tensor<f32>[N]) {{
-          var acc: f32 = 0.0
-          for k in range(0, 20000) {{
-            acc += 1.0
-          }}
-          let i = ctx.block.x * ctx.threads + ctx.thread
-          if i < N {{
-            Y[i] = acc
-          }}
-        }}
-        ''', "slow.tsr")
+        m = tessera.compile({slow(20000)!r}, "slow.tsr")
         print("ready", flush=True)
         started = time.monotonic()
         try:
@@ -126,18 +131,7 @@ def test_a_run_releases_the_gil():
     import threading
     import time
 
-    m = tessera.compile("""@launch(64)
-kernel slow(Y: tensor<f32>[N]) {
-  var acc: f32 = 0.0
-  for k in range(0, 2000) {
-    acc += 1.0
-  }
-  let i = ctx.block.x * ctx.threads + ctx.thread
-  if i < N {
-    Y[i] = acc
-  }
-}
-""")
+    m = tessera.compile(slow(2000))
     done = {}
     worker = threading.Thread(target=lambda: done.update(m.run(grid=(256,), dims={"N": 256 * 64},
                                                                 threads=1, progress=False)))
@@ -157,17 +151,7 @@ def test_another_signal_handlers_exception_stops_the_run_and_is_raised_as_it_was
     import signal
     import time
 
-    m = tessera.compile("""@launch(64)
-kernel slow(Y: tensor<f32>[N]) {
-  var acc: f32 = 0.0
-  for k in range(0, 20000) {
-    acc += 1.0
-  }
-  if ctx.block.x * ctx.threads + ctx.thread < N {
-    Y[ctx.block.x * ctx.threads + ctx.thread] = acc
-  }
-}
-""")
+    m = tessera.compile(slow(20000))
 
     def timeout(signum, frame):
         raise TimeoutError("the notebook's time limit")
