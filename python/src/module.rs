@@ -152,8 +152,8 @@ impl Module {
         }
         let launch = self.launch(py, args, signature)?;
         let lanes = launch.lanes;
-        let opened = Backend::open(backend, emulate_warps, lanes)
-            .map_err(|why| error(py, "BackendError", why))?;
+        let opened =
+            open(backend, emulate_warps, lanes).map_err(|why| error(py, "BackendError", why))?;
         if profile && !matches!(opened, Backend::Simulator) {
             return Err(error(
                 py,
@@ -183,10 +183,13 @@ impl Module {
                                 let (error, record) = *failure;
                                 match error.diagnostic() {
                                     Some(d) => Err(prepared.in_launch(d, &record)),
-                                    None => Ok(format!(
-                                        "{error} (in the launch of `{}`)",
-                                        record.kernel
-                                    )),
+                                    None => {
+                                        forget_vulkan();
+                                        Ok(format!(
+                                            "{error} (in the launch of `{}`)",
+                                            record.kernel
+                                        ))
+                                    }
                                 }
                             }
                         }),
@@ -230,7 +233,10 @@ impl Module {
                 Some(Err(e)) => (
                     Err(match e.diagnostic() {
                         Some(d) => Err(d),
-                        None => Ok(e.to_string()),
+                        None => {
+                            forget_vulkan();
+                            Ok(e.to_string())
+                        }
                     }),
                     None,
                 ),
@@ -321,6 +327,37 @@ type Failure = Result<String, compiler_core::Diagnostic>;
 /// The machine's cores: the simulator's threads by default, as `tessera run`'s.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// The Vulkan GPU, opened on the first run that asks for it and kept for the process: opening
+/// a device costs 45 to 140 ms on lavapipe, which a notebook's every call would pay. A run
+/// that fails on the GPU itself (not in the kernel) drops it, so the next opens it again.
+static VULKAN: std::sync::Mutex<Option<runtime::Gpu>> = std::sync::Mutex::new(None);
+
+/// The backend `name`, the Vulkan GPU the one kept in [`VULKAN`].
+fn open(name: &str, emulate_warps: bool, lanes: u32) -> Result<Backend, String> {
+    if name != "gpu" {
+        return Backend::open(name, emulate_warps, lanes);
+    }
+    let mut kept = VULKAN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let gpu = match kept.as_ref() {
+        Some(gpu) => gpu.clone(),
+        None => {
+            let gpu = pollster::block_on(runtime::open()).map_err(|e| e.to_string())?;
+            *kept = Some(gpu.clone());
+            gpu
+        }
+    };
+    Ok(Backend::on_vulkan(gpu, emulate_warps, lanes))
+}
+
+/// Forgets the kept Vulkan GPU (after a failure of the GPU's own).
+fn forget_vulkan() {
+    *VULKAN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
 }
 
 /// What ran, for `Outputs`' attributes.

@@ -34,12 +34,7 @@ impl Backend {
             "sim" => Ok(Backend::Simulator),
             "gpu" => {
                 let gpu = pollster::block_on(crate::open()).map_err(|e| e.to_string())?;
-                let mode = if emulate_warps {
-                    WarpMode::Emulated
-                } else {
-                    gpu.report.warp_mode(lanes)
-                };
-                Ok(Backend::Vulkan { gpu, mode })
+                Ok(Backend::on_vulkan(gpu, emulate_warps, lanes))
             }
             "cuda" => {
                 if emulate_warps {
@@ -52,6 +47,17 @@ impl Backend {
                 BACKENDS.join(", ")
             )),
         }
+    }
+
+    /// An opened Vulkan GPU (one a host keeps, say) as the backend `gpu`, for warps of `lanes`
+    /// lanes: its subgroups where they are that wide, else emulated, or emulated when asked.
+    pub fn on_vulkan(gpu: crate::Gpu, emulate_warps: bool, lanes: u32) -> Backend {
+        let mode = if emulate_warps {
+            WarpMode::Emulated
+        } else {
+            gpu.report.warp_mode(lanes)
+        };
+        Backend::Vulkan { gpu, mode }
     }
 
     /// What a run's line says the kernel ran on: "the simulator", "llvmpipe (LLVM 19.1.7, 256

@@ -39,7 +39,9 @@ impl AdapterReport {
         }
     }
 }
-/// An opened GPU: the device and queue kernels run on, and what the adapter offers.
+/// An opened GPU: the device and queue kernels run on, and what the adapter offers. A clone
+/// shares the device (wgpu's handles are counted), so a host may open it once and keep it.
+#[derive(Clone)]
 pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,

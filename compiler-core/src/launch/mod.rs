@@ -239,15 +239,12 @@ impl Launch {
         launch
             .scalars
             .retain(|name, _| matches!(param(name), Some(Param::Scalar { .. })));
-        launch
-            .inputs
-            .retain(|name, input| match (param(name), input) {
-                (Some(Param::Tensor { dims, .. }), data) if data.shape().is_some() => {
-                    data.shape().is_some_and(|shape| shape.len() == dims.len())
-                }
-                (Some(Param::Tensor { .. }), _) => true,
-                _ => false,
-            });
+        launch.inputs.retain(|name, input| match param(name) {
+            Some(Param::Tensor { dims, .. }) => {
+                input.shape().is_none_or(|shape| shape.len() == dims.len())
+            }
+            _ => false,
+        });
         let written = kernel.written_tensors();
         let was_a_tensor = |name: &str| {
             previous.is_some_and(|p| {
