@@ -150,9 +150,9 @@ pub fn report(diagnostics: &[Diagnostic], compilation: &Compilation, path: &Path
 /// (`compiler_core::npy`).
 fn read_npy(path: &Path, name: &str, element: Scalar) -> Result<Input, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let (shape, values) =
+    let (shape, bits) =
         compiler_core::npy::read(&bytes, &path.display().to_string(), name, element)?;
-    Ok(Input::Data { shape, values })
+    Ok(Input::Bits { shape, bits })
 }
 
 /// Writes an output in C (row-major) order, the order of the kernel's tensors, always.

@@ -8,7 +8,7 @@
 //! kernel's tensors, always; a Fortran-ordered input (numpy writes one for a transposed
 //! array, `np.save(p, A.T)`) is read as numpy means it.
 
-use crate::ir::{f16_storage, join_words, Scalar};
+use crate::ir::{f16_from_storage, f16_storage, join_words, split_words, Scalar};
 use npyz::WriterBuilder;
 use std::io::{Cursor, Write};
 
@@ -95,30 +95,73 @@ fn wide_words(bits: &[u32]) -> impl Iterator<Item = u64> + '_ {
     bits.chunks_exact(2).map(join_words)
 }
 
-/// 64-bit values as a launch's data (`f64`s), refused past 2^53 in magnitude: a launch carries
-/// its inputs as numbers, exact up to there.
-fn exact_values(values: impl Iterator<Item = i128>, what: &str) -> Result<Vec<f64>, String> {
-    values
-        .map(|v| {
-            if v.unsigned_abs() <= 1 << 53 {
-                Ok(v as f64)
-            } else {
-                Err(format!(
-                    "{what} holds {v}, which an input cannot carry exactly: a launch's values are numbers, exact up to 2^53 (9007199254740992)"
-                ))
-            }
-        })
-        .collect()
+/// An array element of a tensor's type (numpy's, an `.npy` file's) as the bits a run keeps
+/// for it ([`crate::sim::Tensor::bits`]): the inverse of [`Elements::of`], exact, NaN payloads
+/// and 64-bit integers past 2^53 included. The `.npy` reader and Python's arrays both use it.
+pub trait RunBits: Copy {
+    /// Appends the element's word (two for a 64-bit element, the low first).
+    fn push_bits(self, out: &mut Vec<u32>);
 }
 
-/// The shape and row-major values of the `.npy` file `what` (its name, for messages), checked
-/// against `name`'s element type.
+impl RunBits for f32 {
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.push(self.to_bits());
+    }
+}
+
+impl RunBits for half::f16 {
+    /// Held as the `f32` of the same value, as the simulator holds an `f16`.
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.push(f16_from_storage(self.to_bits()));
+    }
+}
+
+impl RunBits for i32 {
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.push(self as u32);
+    }
+}
+
+impl RunBits for u32 {
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.push(self);
+    }
+}
+
+impl RunBits for i8 {
+    /// Widened, as an 8-bit element is held ([`Scalar::narrow`]).
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.push(i32::from(self) as u32);
+    }
+}
+
+impl RunBits for u8 {
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.push(u32::from(self));
+    }
+}
+
+impl RunBits for i64 {
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.extend(split_words(self as u64));
+    }
+}
+
+impl RunBits for u64 {
+    fn push_bits(self, out: &mut Vec<u32>) {
+        out.extend(split_words(self));
+    }
+}
+
+/// The shape and row-major element bits (as the run keeps them: [`RunBits`]) of the `.npy`
+/// file `what` (its name, for messages), checked against `name`'s element type: a launch's
+/// data as `launch::Input::Bits`, exact.
 pub fn read(
     bytes: &[u8],
     what: &str,
     name: &str,
     element: Scalar,
-) -> Result<(Vec<usize>, Vec<f64>), String> {
+) -> Result<(Vec<usize>, Vec<u32>), String> {
     let npy = npyz::NpyFile::new(bytes).map_err(|e| format!("{what} is not an .npy file: {e}"))?;
     let shape: Vec<usize> = npy.shape().iter().map(|&n| n as usize).collect();
     let order = npy.order();
@@ -130,43 +173,31 @@ pub fn read(
             element.name()
         ));
     }
-    let values: Vec<f64> = match element {
-        Scalar::F32 => npy
-            .into_vec::<f32>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::F16 => npy
-            .into_vec::<half::f16>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::I8 => npy
-            .into_vec::<i8>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::U8 => npy
-            .into_vec::<u8>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::I32 => npy
-            .into_vec::<i32>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::U32 | Scalar::Bool => npy
-            .into_vec::<u32>()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        Scalar::I64 | Scalar::U64 => {
-            let wide: Vec<i128> = if element == Scalar::I64 {
-                npy.into_vec::<i64>()
-                    .map(|v| v.into_iter().map(i128::from).collect())
-            } else {
-                npy.into_vec::<u64>()
-                    .map(|v| v.into_iter().map(i128::from).collect())
-            }
-            .map_err(|e| format!("cannot read the values of {what}: {e}"))?;
-            Ok(exact_values(wide.into_iter(), what)?)
-        }
+    fn bits<T: RunBits + Default + npyz::Deserialize>(
+        npy: npyz::NpyFile<&[u8]>,
+        shape: &[usize],
+        order: npyz::Order,
+    ) -> std::io::Result<Vec<u32>> {
+        let values = reorder(shape, order, npy.into_vec::<T>()?);
+        let mut out = Vec::with_capacity(values.len());
+        values.into_iter().for_each(|v| v.push_bits(&mut out));
+        Ok(out)
     }
-    .map_err(|e| format!("cannot read the values of {what}: {e}"))?;
-    let values = reorder(&shape, order, values);
-    Ok((shape, values))
+    match element {
+        Scalar::F32 => bits::<f32>(npy, &shape, order),
+        Scalar::F16 => bits::<half::f16>(npy, &shape, order),
+        Scalar::I8 => bits::<i8>(npy, &shape, order),
+        Scalar::U8 => bits::<u8>(npy, &shape, order),
+        Scalar::I32 => bits::<i32>(npy, &shape, order),
+        Scalar::U32 | Scalar::Bool => bits::<u32>(npy, &shape, order),
+        Scalar::I64 => bits::<i64>(npy, &shape, order),
+        Scalar::U64 => bits::<u64>(npy, &shape, order),
+    }
+    .map(|bits| (shape, bits))
+    .map_err(|e| format!("cannot read the values of {what}: {e}"))
 }
 
-fn reorder(shape: &[usize], order: npyz::Order, values: Vec<f64>) -> Vec<f64> {
+fn reorder<T: Copy + Default>(shape: &[usize], order: npyz::Order, values: Vec<T>) -> Vec<T> {
     match order {
         npyz::Order::C => values,
         npyz::Order::Fortran => row_major_from_column_major(shape, &values),
@@ -174,7 +205,7 @@ fn reorder(shape: &[usize], order: npyz::Order, values: Vec<f64>) -> Vec<f64> {
 }
 
 /// The values of a column-major (Fortran-ordered) array of `shape`, in row-major order.
-fn row_major_from_column_major(shape: &[usize], values: &[f64]) -> Vec<f64> {
+fn row_major_from_column_major<T: Copy + Default>(shape: &[usize], values: &[T]) -> Vec<T> {
     let mut index = vec![0usize; shape.len()];
     (0..values.len())
         .map(|_| {
@@ -224,7 +255,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_element_type_reads_back_as_written() {
+    fn every_element_type_reads_back_as_written_bit_for_bit() {
         let bits: Vec<u32> = vec![1.5f32.to_bits(), (-2.0f32).to_bits(), 0, 7];
         for element in [
             Scalar::F32,
@@ -240,12 +271,24 @@ mod tests {
                 .map(|&b| element.bits(Scalar::F32.value(b)))
                 .collect();
             let bytes = write(element, &[2, 2], &bits);
-            let (shape, values) =
+            let (shape, read) =
                 read(&bytes, "t.npy", "T", element).unwrap_or_else(|e| panic!("{element:?}: {e}"));
             assert_eq!(shape, [2, 2]);
-            let expected: Vec<f64> = bits.iter().map(|&b| element.value(b)).collect();
-            assert_eq!(values, expected, "{element:?}");
+            assert_eq!(read, bits, "{element:?}");
         }
+        // What numbers could not carry: a NaN's payload, a 64-bit integer past 2^53.
+        let nan = [0x7f80_0001, 0xffc0_0123];
+        let read_back = |element, bits: &[u32], shape: &[usize]| {
+            read(&write(element, shape, bits), "t.npy", "T", element)
+                .map(|(_, bits)| bits)
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        assert_eq!(read_back(Scalar::F32, &nan, &[2]), nan);
+        let wide: Vec<u32> = [(1i64 << 53) + 1, i64::MIN]
+            .iter()
+            .flat_map(|&v| split_words(v as u64))
+            .collect();
+        assert_eq!(read_back(Scalar::I64, &wide, &[2]), wide);
     }
 
     #[test]

@@ -10,9 +10,9 @@
 
 use crate::errors::error;
 use compiler_core::hierarchy::Dim3;
-use compiler_core::ir::{f16_from_storage, split_words, Scalar};
+use compiler_core::ir::Scalar;
 use compiler_core::launch::Input;
-use compiler_core::npy::Elements;
+use compiler_core::npy::{Elements, RunBits};
 use numpy::{
     Element, PyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
@@ -86,28 +86,26 @@ pub fn input(
     // Each element as the run keeps it (`Input::Bits`): exactly, NaN payloads and 64-bit
     // integers past 2^53 included.
     let (shape, bits) = match element {
-        Scalar::F32 => read(py, array, |v: f32, out| out.push(v.to_bits())),
-        Scalar::F16 => read(py, array, |v: half::f16, out| {
-            out.push(f16_from_storage(v.to_bits()))
-        }),
-        Scalar::I32 => read(py, array, |v: i32, out| out.push(v as u32)),
-        Scalar::U32 | Scalar::Bool => read(py, array, |v: u32, out| out.push(v)),
-        Scalar::I8 => read(py, array, |v: i8, out| out.push(element.bits(f64::from(v)))),
-        Scalar::U8 => read(py, array, |v: u8, out| out.push(element.bits(f64::from(v)))),
-        Scalar::I64 => read(py, array, |v: i64, out| out.extend(split_words(v as u64))),
-        Scalar::U64 => read(py, array, |v: u64, out| out.extend(split_words(v))),
+        Scalar::F32 => read::<f32>(py, array),
+        Scalar::F16 => read::<half::f16>(py, array),
+        Scalar::I32 => read::<i32>(py, array),
+        Scalar::U32 | Scalar::Bool => read::<u32>(py, array),
+        Scalar::I8 => read::<i8>(py, array),
+        Scalar::U8 => read::<u8>(py, array),
+        Scalar::I64 => read::<i64>(py, array),
+        Scalar::U64 => read::<u64>(py, array),
     }
     .ok_or_else(wrong)??;
     Ok(Input::Bits { shape, bits })
 }
 
-/// The array's shape and its elements' bits in row-major order, each element as `bits` pushes
-/// it; `None` when its dtype is not `T`'s. A C-contiguous array is read as one slice, any
-/// other (Fortran order, strides) through the view, which walks it in row-major order.
-fn read<T: Element + Copy>(
+/// The array's shape and its elements' bits in row-major order, as the run keeps them
+/// (`RunBits`, as the `.npy` reader's); `None` when its dtype is not `T`'s. A C-contiguous
+/// array is read as one slice, any other (Fortran order, strides) through the view, which
+/// walks it in row-major order.
+fn read<T: Element + RunBits>(
     py: Python<'_>,
     array: &Bound<'_, PyUntypedArray>,
-    mut bits: impl FnMut(T, &mut Vec<u32>),
 ) -> Option<PyResult<(Vec<usize>, Vec<u32>)>> {
     if !array.dtype().is_equiv_to(&numpy::dtype::<T>(py)) {
         return None;
@@ -126,8 +124,8 @@ fn read<T: Element + Copy>(
     let words = if std::mem::size_of::<T>() == 8 { 2 } else { 1 };
     let mut out = Vec::with_capacity(view.len() * words);
     match (array.is_c_contiguous(), readonly.as_slice()) {
-        (true, Ok(slice)) => slice.iter().for_each(|&v| bits(v, &mut out)),
-        _ => view.iter().for_each(|&v| bits(v, &mut out)),
+        (true, Ok(slice)) => slice.iter().for_each(|v| v.push_bits(&mut out)),
+        _ => view.iter().for_each(|v| v.push_bits(&mut out)),
     }
     Some(Ok((shape, out)))
 }

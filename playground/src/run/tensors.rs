@@ -703,7 +703,7 @@ fn expected_verdict(
     name: &str,
     tensor: &Tensor,
 ) -> Result<(Comparison, String), String> {
-    let (shape, values) = compiler_core::npy::read(bytes, what, name, tensor.element)?;
+    let (shape, expected) = compiler_core::npy::read(bytes, what, name, tensor.element)?;
     if shape != tensor.shape {
         let shape = shape
             .iter()
@@ -715,16 +715,6 @@ fn expected_verdict(
             shape_text(tensor)
         ));
     }
-    let expected: Vec<u32> = values
-        .iter()
-        .flat_map(|&v| match tensor.element.words() {
-            2 => {
-                let bits = tensor.element.wide_bits(v);
-                vec![bits as u32, (bits >> 32) as u32]
-            }
-            _ => vec![tensor.element.bits(v)],
-        })
-        .collect();
     Ok((
         compare_tensor(tensor.element, &tensor.bits, &expected),
         what.to_owned(),
