@@ -93,8 +93,13 @@ fn view_box(svg: &str) -> Option<(f64, f64)> {
 }
 
 /// The light theme's custom properties (the `:root { … }` blocks) on the SVG, then every rule
-/// of the page's for what is inside a chart (`.chart .…`).
-fn standalone_style() -> String {
+/// of the page's for what is inside a chart (`.chart .…`): read from the stylesheet once.
+fn standalone_style() -> &'static str {
+    static STYLE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    STYLE.get_or_init(read_standalone_style)
+}
+
+fn read_standalone_style() -> String {
     let mut properties = String::new();
     let mut in_root = false;
     for line in PAGE_CSS.lines() {

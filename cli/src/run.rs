@@ -17,7 +17,7 @@ use crate::print::{
     note_order_dependent_sums, preview, print_out, print_super_tiles, ran_on_simulator, trace_json,
 };
 use crate::progress::Bar;
-use runtime::Backend;
+use runtime::{Backend, Failure};
 
 #[derive(clap::Args)]
 pub struct RunArgs {
@@ -146,6 +146,18 @@ pub fn report(diagnostics: &[Diagnostic], compilation: &Compilation, path: &Path
     ExitCode::from(1)
 }
 
+/// A run's failure: the source's at its statement (a runaway loop is shown at the loop, as the
+/// simulator's E0514), or the device's words; exit 1.
+fn failed(failure: Failure, compilation: &Compilation, path: &Path) -> ExitCode {
+    match failure {
+        Failure::Source(diagnostic) => report(&[diagnostic], compilation, path),
+        Failure::Device(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 /// An `.npy` file as a launch input, checked against the parameter's element type
 /// (`compiler_core::npy`).
 fn read_npy(path: &Path, name: &str, element: Scalar) -> Result<Input, String> {
@@ -265,14 +277,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
             }
             output.args.params
         }
-        Some(Err(error)) => {
+        Some(Err(failure)) => {
             bar.clear();
-            // A runaway loop is the source's: shown at the loop, as the simulator's E0514.
-            if let Some(diagnostic) = error.diagnostic() {
-                return report(&[diagnostic], &compilation, &args.file);
-            }
-            eprintln!("error: {error}");
-            return ExitCode::from(1);
+            return failed(failure, &compilation, &args.file);
         }
     };
     write_results(args, kernel, &params)
@@ -315,25 +322,12 @@ fn run_program(
     prepared.run.options.threads = args.threads.map_or_else(default_threads, |n| n as usize);
     let start = std::time::Instant::now();
     let result = match backend.run_program(&prepared, compilation.source()) {
-        Some(ran) => ran.map_err(|e| match e {
-            compiler_core::program::ProgramError::Program(d) => Err(d),
-            compiler_core::program::ProgramError::Launch(failure) => {
-                let (error, record) = *failure;
-                match error.diagnostic() {
-                    Some(d) => Err(prepared.in_launch(d, &record)),
-                    None => Ok(format!("{error} (in the launch of `{}`)", record.kernel)),
-                }
-            }
-        }),
-        None => prepared.simulate().map_err(Err),
+        Some(ran) => ran,
+        None => prepared.simulate().map_err(Failure::Source),
     };
     let output = match result {
         Ok(output) => output,
-        Err(Err(diagnostic)) => return report(&[diagnostic], compilation, &args.file),
-        Err(Ok(message)) => {
-            eprintln!("error: {message}");
-            return ExitCode::from(1);
-        }
+        Err(failure) => return failed(failure, compilation, &args.file),
     };
     let launches: Vec<String> = output
         .launches

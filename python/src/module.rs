@@ -16,7 +16,7 @@ use compiler_core::{Compilation, RunLimits};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use runtime::Backend;
+use runtime::{Backend, Failure};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -176,30 +176,12 @@ impl Module {
             prepared.run.stop = Some(Arc::clone(&watch.stop));
             let outcome = watch.run(py, 0, "launches", false, || {
                 match opened.run_program(&prepared, source) {
-                    Some(ran) => (
-                        ran.map_err(|e| match e {
-                            compiler_core::program::ProgramError::Program(d) => Err(d),
-                            compiler_core::program::ProgramError::Launch(failure) => {
-                                let (error, record) = *failure;
-                                match error.diagnostic() {
-                                    Some(d) => Err(prepared.in_launch(d, &record)),
-                                    None => {
-                                        forget_vulkan();
-                                        Ok(format!(
-                                            "{error} (in the launch of `{}`)",
-                                            record.kernel
-                                        ))
-                                    }
-                                }
-                            }
-                        }),
-                        None,
-                    ),
+                    Some(ran) => (ran, None),
                     None if profile => {
                         let (ran, counts) = prepared.simulate_profiled();
-                        (ran.map_err(Err), Some(counts))
+                        (ran.map_err(Failure::Source), Some(counts))
                     }
-                    None => (prepared.simulate().map_err(Err), None),
+                    None => (prepared.simulate().map_err(Failure::Source), None),
                 }
             });
             let (result, counts) = self.finished(outcome)?;
@@ -230,16 +212,7 @@ impl Module {
                 .run(&prepared, source)
             {
                 Some(Ok(output)) => (Ok((output.args, None, Some(output.timing))), None),
-                Some(Err(e)) => (
-                    Err(match e.diagnostic() {
-                        Some(d) => Err(d),
-                        None => {
-                            forget_vulkan();
-                            Ok(e.to_string())
-                        }
-                    }),
-                    None,
-                ),
+                Some(Err(failure)) => (Err(failure), None),
                 None if profile => {
                     let profiled = prepared.simulate_profiled();
                     let counts = profiled.profile.ok();
@@ -247,7 +220,7 @@ impl Module {
                         profiled
                             .output
                             .map(|o| (o.args, Some(o.stats), None))
-                            .map_err(Err),
+                            .map_err(Failure::Source),
                         counts,
                     )
                 }
@@ -255,7 +228,7 @@ impl Module {
                     prepared
                         .simulate()
                         .map(|o| (o.args, Some(o.stats), None))
-                        .map_err(Err),
+                        .map_err(Failure::Source),
                     None,
                 ),
             });
@@ -296,7 +269,7 @@ impl Module {
             return Err(signal);
         }
         let at = match &result {
-            Err(Err(d)) if d.message == compiler_core::sim::INTERRUPTED => {
+            Err(Failure::Source(d)) if d.message == compiler_core::sim::INTERRUPTED => {
                 let index = compiler_core::span::LineIndex::new(self.source());
                 let at = index.line_column(self.source(), d.span.start);
                 format!(" at {}:{}:{}", self.name, at.line, at.column)
@@ -312,17 +285,18 @@ impl Module {
     }
 
     /// A run's result, or its failure raised as `RunError` (with the diagnostic where the
-    /// source is at fault, as the command line prints it).
+    /// source is at fault, as the command line prints it). A failure of the GPU's own drops
+    /// the kept Vulkan device.
     fn ran<T>(&self, py: Python<'_>, result: Result<T, Failure>) -> PyResult<T> {
         result.map_err(|failure| match failure {
-            Err(diagnostic) => self.diagnosed(py, "RunError", &[diagnostic]),
-            Ok(message) => error(py, "RunError", message),
+            Failure::Source(diagnostic) => self.diagnosed(py, "RunError", &[diagnostic]),
+            Failure::Device(message) => {
+                forget_vulkan();
+                error(py, "RunError", message)
+            }
         })
     }
 }
-
-/// Why a run failed: a diagnostic of the source, or a GPU's message.
-type Failure = Result<String, compiler_core::Diagnostic>;
 
 /// The machine's cores: the simulator's threads by default, as `tessera run`'s.
 fn cores() -> usize {

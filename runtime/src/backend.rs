@@ -4,12 +4,30 @@
 //!
 //! In: a backend's name (`sim`, `gpu`, `cuda`), the warp width and whether to emulate warps.
 //! Out: an opened [`Backend`] that runs a [`PreparedRun`] or a [`PreparedProgram`] on its GPU
-//! (the simulator's runs stay with the caller, which watches them: progress, traces, counts).
+//! (the simulator's runs stay with the caller, which watches them: progress, traces, counts),
+//! and a run's [`Failure`] as both report it.
 
 use crate::{cuda, GpuOutput, RuntimeError};
 use compiler_core::program::{PreparedProgram, ProgramError, ProgramOutput};
 use compiler_core::wgsl::WarpMode;
-use compiler_core::PreparedRun;
+use compiler_core::{Diagnostic, PreparedRun};
+
+/// Why a run on a GPU failed, as a host reports it: the source's doing, a diagnostic at its
+/// statement (a runaway loop's E0514; in a program, which launch), or the device's, in words.
+#[derive(Debug)]
+pub enum Failure {
+    Source(Diagnostic),
+    Device(String),
+}
+
+impl From<RuntimeError> for Failure {
+    fn from(error: RuntimeError) -> Failure {
+        match error.diagnostic() {
+            Some(diagnostic) => Failure::Source(diagnostic),
+            None => Failure::Device(error.to_string()),
+        }
+    }
+}
 
 /// The names a backend is opened by.
 pub const BACKENDS: [&str; 3] = ["sim", "gpu", "cuda"];
@@ -87,34 +105,41 @@ impl Backend {
         &self,
         prepared: &PreparedRun<'_>,
         source: &str,
-    ) -> Option<Result<GpuOutput, RuntimeError>> {
-        match self {
-            Backend::Simulator => None,
-            Backend::Vulkan { gpu, mode } => Some(crate::run_timed(
-                gpu,
-                prepared,
-                *mode,
-                crate::TIMED_DISPATCHES,
-            )),
-            Backend::Cuda(gpu) => Some(cuda::run_timed(
-                gpu,
-                prepared,
-                source,
-                crate::TIMED_DISPATCHES,
-            )),
-        }
+    ) -> Option<Result<GpuOutput, Failure>> {
+        let ran = match self {
+            Backend::Simulator => return None,
+            Backend::Vulkan { gpu, mode } => {
+                crate::run_timed(gpu, prepared, *mode, crate::TIMED_DISPATCHES)
+            }
+            Backend::Cuda(gpu) => cuda::run_timed(gpu, prepared, source, crate::TIMED_DISPATCHES),
+        };
+        Some(ran.map_err(Failure::from))
     }
 
-    /// Runs a prepared program's launches on the GPU; `None` on the simulator.
+    /// Runs a prepared program's launches on the GPU; `None` on the simulator. A failure in
+    /// a launch names it: the diagnostic through `PreparedProgram::in_launch`, the device's
+    /// words with the kernel's name.
     pub fn run_program(
         &self,
         prepared: &PreparedProgram<'_>,
         source: &str,
-    ) -> Option<Result<ProgramOutput, ProgramError<RuntimeError>>> {
-        match self {
-            Backend::Simulator => None,
-            Backend::Vulkan { gpu, mode } => Some(crate::run_program(gpu, prepared, *mode)),
-            Backend::Cuda(gpu) => Some(cuda::run_program(gpu, prepared, source)),
-        }
+    ) -> Option<Result<ProgramOutput, Failure>> {
+        let ran = match self {
+            Backend::Simulator => return None,
+            Backend::Vulkan { gpu, mode } => crate::run_program(gpu, prepared, *mode),
+            Backend::Cuda(gpu) => cuda::run_program(gpu, prepared, source),
+        };
+        Some(ran.map_err(|error| match error {
+            ProgramError::Program(diagnostic) => Failure::Source(diagnostic),
+            ProgramError::Launch(failure) => {
+                let (error, record) = *failure;
+                match error.diagnostic() {
+                    Some(d) => Failure::Source(prepared.in_launch(d, &record)),
+                    None => {
+                        Failure::Device(format!("{error} (in the launch of `{}`)", record.kernel))
+                    }
+                }
+            }
+        }))
     }
 }
