@@ -150,17 +150,18 @@ impl Module {
                 "a program computes each launch's grid: leave out grid=".to_owned(),
             ));
         }
+        // Before a device is opened: the counts are the simulator's (`tessera run --profile`).
+        if profile && backend != "sim" {
+            return Err(error(
+                py,
+                "LaunchError",
+                format!("the memory counts come from the simulator: leave out backend= (it was {backend:?}), or run() on {backend:?} for its results and GPU time"),
+            ));
+        }
         let launch = self.launch(py, args, signature)?;
         let lanes = launch.lanes;
         let opened =
             open(backend, emulate_warps, lanes).map_err(|why| error(py, "BackendError", why))?;
-        if profile && !matches!(opened, Backend::Simulator) {
-            return Err(error(
-                py,
-                "LaunchError",
-                "the memory counts come from the simulator: leave out backend=".to_owned(),
-            ));
-        }
         let threads = args.threads.map_or_else(cores, |n| n.max(1) as usize);
         let watch = Watch::default();
         let started = Instant::now();
@@ -476,8 +477,10 @@ impl Module {
 
     /// Runs as `run` does, on the simulator, counting every memory request and the run's work
     /// (`tessera run --profile`): a `Profile`, whose `data` is `--profile --json`'s and whose
-    /// `outputs` are the run's.
-    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, threads = None, lanes = None, step_limit = None, progress = true, inputs = None, **tensors))]
+    /// `outputs` are the run's. It takes `run`'s arguments, so a call can be copied from one to
+    /// the other: `backend` other than `"sim"` is refused (the counts are the simulator's), and
+    /// `emulate_warps` means nothing there, as in `run`.
+    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, backend = "sim", threads = None, lanes = None, emulate_warps = false, step_limit = None, progress = true, inputs = None, **tensors))]
     #[allow(clippy::too_many_arguments)]
     fn profile<'py>(
         &self,
@@ -486,8 +489,10 @@ impl Module {
         grid: Option<Bound<'py, PyAny>>,
         dims: Option<BTreeMap<String, i64>>,
         scalars: Option<BTreeMap<String, f64>>,
+        backend: &str,
         threads: Option<u32>,
         lanes: Option<u32>,
+        emulate_warps: bool,
         step_limit: Option<u64>,
         progress: bool,
         inputs: Option<Bound<'py, PyDict>>,
@@ -503,7 +508,7 @@ impl Module {
             threads,
             tensors: inputs.into_iter().chain(tensors).collect(),
         };
-        let (outputs, counts) = self.execute(py, &args, "sim", false, progress, true)?;
+        let (outputs, counts) = self.execute(py, &args, backend, emulate_warps, progress, true)?;
         let counts = counts.ok_or_else(|| error(py, "RunError", "a kernel under @cluster runs its super-tiles as separate launches, which the memory counts do not follow yet".to_owned()))?;
         Profile::new(py, counts, self.source(), outputs)
     }

@@ -5,6 +5,7 @@ import json
 import re
 
 import numpy as np
+import pytest
 import tessera
 
 from conftest import ROOT, EXAMPLES
@@ -41,6 +42,18 @@ def test_the_roofline_of_a_profile_is_the_costs_pages_figure():
     assert chart._repr_svg_().startswith('<svg xmlns=') and "<style>" in chart.svg
     assert 'class="chart"' in chart.svg
     assert "sm_80 A100" in str(chart) and "compute-bound" in str(p.roofline("sm_80"))
+
+
+def test_profile_takes_runs_arguments_and_counts_on_the_simulator_only():
+    m = tessera.compile((EXAMPLES / "matvec.tsr").read_text())
+    a, w = np.ones((1, 100), np.float32), np.ones((40, 100), np.float32)
+    args = dict(grid=(5,), A=a, W=w, lanes=32, emulate_warps=False)
+    p = m.profile("mv", backend="sim", **args)
+    np.testing.assert_array_equal(p.outputs["C"], m.run("mv", backend="sim", **args)["C"])
+    assert p.data == m.profile("mv", grid=(5,), A=a, W=w).data
+    for backend in ("gpu", "cuda"):
+        with pytest.raises(tessera.LaunchError, match=r"^the memory counts come from the simulator: leave out backend="):
+            m.profile("mv", backend=backend, **args)
 
 
 def test_occupancy_and_the_diagram_display_as_svg_and_print_as_text():
