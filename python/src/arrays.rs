@@ -169,10 +169,11 @@ pub fn extents(
     let axes: Vec<u32> = match value.extract::<u32>() {
         Ok(x) => vec![x],
         Err(_) => value.extract().map_err(|_| {
+            let shown = value.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string());
             error(
                 py,
                 "LaunchError",
-                format!("{what} takes a whole number or a tuple of one to three"),
+                format!("{what} takes a whole number from {missing}, or a tuple of one to three of them, not {shown}"),
             )
         })?,
     };
@@ -183,7 +184,7 @@ pub fn extents(
         _ => Err(error(
             py,
             "LaunchError",
-            format!("{what} has more than three axes"),
+            format!("{what} has one to three axes, not {}", axes.len()),
         )),
     }
 }

@@ -61,6 +61,21 @@ def test_a_wrong_dtype_names_the_parameter():
         m.run(grid=(4,), A=np.zeros(1000, np.float32), B=[0.0] * 1000)
 
 
+def test_a_grid_that_is_not_one_to_three_whole_numbers_is_refused_saying_what_it_was():
+    m = tessera.compile((EXAMPLES / "vector_add.tsr").read_text())
+    a = np.zeros(1000, np.float32)
+    with pytest.raises(ValueError, match=r"^grid= takes a whole number from 1, or a tuple of one to three of them, not \(-1,\)$"):
+        m.run(grid=(-1,), A=a, B=a)
+    with pytest.raises(ValueError, match=r"^grid= has one to three axes, not 0$"):
+        m.run(grid=(), A=a, B=a)
+    with pytest.raises(ValueError, match=r"^grid= has one to three axes, not 4$"):
+        m.run(grid=(1, 1, 1, 1), A=a, B=a)
+    with pytest.raises(tessera.LaunchError, match=r"has no CTAs"):
+        m.run(grid=(0,), A=a, B=a)
+    with pytest.raises(ValueError, match=r"^block= takes a whole number from 0, or a tuple of one to three of them, not 'a'$"):
+        tessera.diagram(block="a")
+
+
 def test_a_wrong_rank_or_shape_and_a_missing_dimension_raise_as_the_cli_reports(cli, tmp_path):
     path = EXAMPLES / "matvec.tsr"
     m = tessera.compile(path.read_text(), str(path))
