@@ -417,6 +417,13 @@ impl Module {
         self.source()
     }
 
+    /// Pickling (multiprocessing, joblib, `copy.deepcopy`): a module travels as its source and
+    /// name and is compiled again where it is loaded, as `tessera.compile` would.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, String))> {
+        let compile = py.import("tessera._tessera")?.getattr("compile")?;
+        Ok((compile, (self.source().to_owned(), self.name.clone())))
+    }
+
     /// The warnings the checker gave (a source with errors does not compile).
     #[getter]
     fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {

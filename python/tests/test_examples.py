@@ -1,7 +1,9 @@
 """Every example kernel and program run through Python equals the command line's run, bit for
 bit, with inputs passed as numpy arrays; and several equal numpy's own arithmetic."""
 
+import copy as copy_module
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -170,3 +172,18 @@ kernel k(grid: tensor<f32>[N], dims: tensor<f32>[N]) {
     a = np.ones(1000, np.float32)
     with pytest.raises(tessera.LaunchError, match="`A` is given twice"):
         load("vector_add").run(grid=(4,), inputs={"A": a}, A=a, B=a)
+
+
+def test_a_module_and_its_outputs_pickle_for_other_processes():
+    m = tessera.compile((EXAMPLES / "saxpy.tsr").read_text(), "saxpy.tsr")
+    x, y = np.arange(300, dtype=np.float32), np.ones(300, np.float32)
+    out = m.run(grid=(3,), scalars={"alpha": 2.0}, X=x, Y=y)
+    for copy in (pickle.loads(pickle.dumps(m)), copy_module.deepcopy(m)):
+        assert copy is not m and copy.source == m.source and copy.kernels == m.kernels
+        again = copy.run(grid=(3,), scalars={"alpha": 2.0}, X=x, Y=y)
+        assert np.array_equal(again["Y"], out["Y"])
+        # The file's name travels too: messages name it.
+        with pytest.raises(tessera.LaunchError, match=r"saxpy\.tsr"):
+            copy.run(grid=(3,), X=x, Y=y)
+    back = pickle.loads(pickle.dumps(out))
+    assert np.array_equal(back["Y"], out["Y"]) and back.ran_on == out.ran_on
