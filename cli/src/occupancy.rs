@@ -5,7 +5,7 @@
 
 use crate::print::print_out;
 use crate::run::{compile, report};
-use compiler_core::occupancy::{line, DEFAULT_REGISTERS};
+use compiler_core::occupancy::line;
 use compiler_core::ptx::Arch;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -54,16 +54,12 @@ pub fn run(args: &OccupancyArgs) -> ExitCode {
             Ok(kernel) => kernel.threads,
             Err(diagnostics) => return report(&diagnostics, &compilation, &args.file),
         };
-        let (registers, from) = match args.registers {
-            Some(n) => (n, "--registers".to_owned()),
-            None => match runtime::ptxas::registers(&ptx.text, arch) {
-                Ok(n) => (n, "ptxas -v".to_owned()),
-                Err(why) => (
-                    DEFAULT_REGISTERS,
-                    format!("a guess ({why}; pass --registers N)"),
-                ),
-            },
-        };
+        let (registers, from) = runtime::ptxas::registers_or_guess(
+            args.registers,
+            ("--registers", "--registers N"),
+            &ptx.text,
+            arch,
+        );
         match line(arch, threads, ptx.shared_bytes, registers, &from) {
             Ok(text) => print_out(&text),
             Err(why) => {

@@ -48,16 +48,52 @@ pub fn layout(config: &DiagramConfig, zoom: &Zoom, cells: &[Cell]) -> (Vec<Rect>
     (rects, height.max(120.0))
 }
 
-pub fn font_size(rect: Rect, text: &str) -> f64 {
+fn font_size(rect: Rect, text: &str) -> f64 {
     // A monospace character is about 0.62 em wide; keep a tenth of the cell as margin.
     let fit = rect.w * 0.9 / (text.chars().count().max(1) as f64 * 0.62);
     fit.min(rect.h * 0.42).clamp(7.0, 24.0)
 }
 
+/// A cell's two lines of text placed in its box: the page's drawing and the SVG's.
+pub struct CellText {
+    pub main: String,
+    /// Under the main line, smaller; empty for none.
+    pub detail: String,
+    pub size: f64,
+    pub detail_size: f64,
+    /// The centre of both lines.
+    pub x: f64,
+    /// The main line's middle: the box's own with no detail, else above it.
+    pub main_y: f64,
+    pub detail_y: f64,
+}
+
+impl CellText {
+    pub fn of(cell: &Cell, level: Level, rect: Rect) -> CellText {
+        let (main, detail) = cell_text(cell, level);
+        let size = font_size(rect, &main);
+        let detail_size = font_size(rect, &detail).min(size * 0.8);
+        let cy = rect.y + rect.h / 2.0;
+        CellText {
+            main_y: if detail.is_empty() {
+                cy
+            } else {
+                cy - detail_size * 0.55
+            },
+            detail_y: cy + size * 0.75,
+            x: rect.x + rect.w / 2.0,
+            main,
+            detail,
+            size,
+            detail_size,
+        }
+    }
+}
+
 /// A cell's two lines of text at `level`: the main one and the smaller one under it (empty
 /// for none). The drawing keeps the numbers; the words are in the accessible name and the
 /// readout.
-pub fn cell_text(cell: &Cell, level: Level) -> (String, String) {
+fn cell_text(cell: &Cell, level: Level) -> (String, String) {
     let main = match level {
         Level::Grid => cell.detail.clone(),
         Level::Warp => cell.index.to_string(),

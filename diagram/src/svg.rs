@@ -4,7 +4,7 @@
 //! their words and their layout are the interactive view's (`zoom`, `geometry`); colours are
 //! the page's light theme, written on the shapes, since no stylesheet comes with the SVG.
 
-use crate::geometry::{cell_text, font_size, layout, MARGIN, WIDTH};
+use crate::geometry::{layout, CellText, MARGIN, WIDTH};
 use crate::zoom::{DiagramConfig, Level, Zoom};
 use compiler_core::hierarchy::{Dim3, LaunchShape};
 
@@ -26,10 +26,10 @@ fn escape(text: &str) -> String {
 }
 
 /// The most CTAs the grid panel draws, each a cell (the page's diagram draws a schematic's).
-pub const MOST_CTAS: u64 = 4096;
+const MOST_CTAS: u64 = 4096;
 
 /// Grid → CTA `block` → the warp of `thread` → its lane, four panels; or why the thread is
-/// not in the launch, or why the grid cannot be drawn (a third axis, over [`MOST_CTAS`]).
+/// not in the launch, or why the grid cannot be drawn (a third axis, over `MOST_CTAS` CTAs).
 pub fn zoom_path(shape: &LaunchShape, block: Dim3, thread: u32) -> Result<String, String> {
     let grid = shape.grid;
     if grid.z > 1 {
@@ -49,12 +49,7 @@ pub fn zoom_path(shape: &LaunchShape, block: Dim3, thread: u32) -> Result<String
         shape: *shape,
         ..DiagramConfig::default()
     };
-    let located = shape.locate(block, thread).map_err(|e| e.to_string())?;
-    let picks = [
-        block.y * shape.grid.x + block.x,
-        located.warp(),
-        located.lane(),
-    ];
+    let picks = Zoom::at(&config, block, thread)?.path;
     let mut zoom = Zoom::start(&config);
     let mut body = String::new();
     let mut top = 0.0;
@@ -80,14 +75,7 @@ pub fn zoom_path(shape: &LaunchShape, block: Dim3, thread: u32) -> Result<String
             } else {
                 (BOX, MUTED, 1.0)
             };
-            let (main, detail) = cell_text(cell, level);
-            let size = font_size(*rect, &main);
-            let (cx, cy) = (rect.x + rect.w / 2.0, rect.y + rect.h / 2.0);
-            let label_y = if detail.is_empty() {
-                cy
-            } else {
-                cy - size * 0.55
-            };
+            let text = CellText::of(cell, level, *rect);
             body += &format!(
                 "<g><title>{}</title><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"5\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"{width}\"/>",
                 escape(&format!("{}, {}", cell.label, cell.detail)),
@@ -106,15 +94,19 @@ pub fn zoom_path(shape: &LaunchShape, block: Dim3, thread: u32) -> Result<String
                 );
             }
             body += &format!(
-                "<text x=\"{cx:.1}\" y=\"{label_y:.1}\" font-size=\"{size:.1}\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"monospace\" fill=\"{FG}\">{}</text>",
-                escape(&main)
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{:.1}\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"monospace\" fill=\"{FG}\">{}</text>",
+                text.x,
+                text.main_y,
+                text.size,
+                escape(&text.main)
             );
-            if !detail.is_empty() {
-                let detail_size = font_size(*rect, &detail).min(size * 0.8);
+            if !text.detail.is_empty() {
                 body += &format!(
-                    "<text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"{detail_size:.1}\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"monospace\" fill=\"{MUTED}\">{}</text>",
-                    cy + size * 0.75,
-                    escape(&detail)
+                    "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"{:.1}\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"monospace\" fill=\"{MUTED}\">{}</text>",
+                    text.x,
+                    text.detail_y,
+                    text.detail_size,
+                    escape(&text.detail)
                 );
             }
             body += "</g>";

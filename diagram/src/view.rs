@@ -1,6 +1,6 @@
 //! The drawing: the SVG, the breadcrumb, the buttons and the readout, from [`crate::zoom`].
 
-use crate::geometry::{cell_text, font_size, layout, Rect, GAP, MARGIN, WIDTH};
+use crate::geometry::{layout, CellText, Rect, GAP, MARGIN, WIDTH};
 use crate::zoom::{Cell, Cluster, DiagramConfig, Level, Move, Zoom};
 use leptos::ev;
 use leptos::prelude::*;
@@ -19,10 +19,15 @@ fn instance_id() -> String {
 /// The drawing of one cell: its box, how full it is, its labels.
 fn cell_view(cell: &Cell, rect: Rect, level: Level, id: String) -> impl IntoView {
     let empty = !cell.enterable && level == Level::Warp;
-    let (main, detail) = cell_text(cell, level);
-    let size = font_size(rect, &main);
-    let detail_size = font_size(rect, &detail).min(size * 0.8);
-    let (cx, cy) = (rect.x + rect.w / 2.0, rect.y + rect.h / 2.0);
+    let CellText {
+        main,
+        detail,
+        size,
+        detail_size,
+        x: cx,
+        main_y,
+        detail_y,
+    } = CellText::of(cell, level, rect);
     let fill = cell.filled.map(|(present, lanes)| {
         let fraction = f64::from(present) / f64::from(lanes.max(1));
         view! {
@@ -47,13 +52,13 @@ fn cell_view(cell: &Cell, rect: Rect, level: Level, id: String) -> impl IntoView
         >
             <rect class="cell-box" x=rect.x y=rect.y width=rect.w height=rect.h rx=5/>
             {fill}
-            <text class="cell-label" x=cx y=if detail.is_empty() { cy } else { cy - detail_size * 0.55 } font-size=size text-anchor="middle" dominant-baseline="central">{main}</text>
+            <text class="cell-label" x=cx y=main_y font-size=size text-anchor="middle" dominant-baseline="central">{main}</text>
         </g>
         // The second line beside the option, hidden from assistive technology (the option's
         // name says it): the option's own text is then one line, which its name contains, as
         // speech input needs (axe: label-content-name-mismatch). Clicks go through it.
         {(!detail.is_empty()).then(|| view! {
-            <text class="cell-detail" aria-hidden="true" pointer-events="none" x=cx y=cy + size * 0.75 font-size=detail_size text-anchor="middle" dominant-baseline="central">{detail.clone()}</text>
+            <text class="cell-detail" aria-hidden="true" pointer-events="none" x=cx y=detail_y font-size=detail_size text-anchor="middle" dominant-baseline="central">{detail.clone()}</text>
         })}
     }
 }

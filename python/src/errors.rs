@@ -43,7 +43,7 @@ pub fn objects<'py>(
             let s = Structured::new(d, source, &index);
             class.call1((
                 s.code,
-                format!("{:?}", s.severity).to_lowercase(),
+                s.severity.name(),
                 s.message,
                 s.primary.start.line,
                 s.primary.start.column,
@@ -57,10 +57,10 @@ pub fn objects<'py>(
 }
 
 fn raise(py: Python<'_>, kind: &str, text: String, diagnostics: Vec<Bound<'_, PyAny>>) -> PyErr {
-    let made = (|| {
+    let made = (move || {
         let class = py.import("tessera._errors")?.getattr(kind)?;
         let list = PyList::new(py, diagnostics)?;
-        class.call1((text.clone(), list))
+        class.call1((text, list))
     })();
     match made {
         Ok(value) => PyErr::from_value(value),

@@ -186,7 +186,7 @@ impl Module {
                 }
             });
             let (result, counts) = self.finished(outcome)?;
-            let output = self.ran(py, result)?;
+            let output = self.ran(py, &opened, result)?;
             let launches: Vec<(String, (u32, u32, u32))> = output
                 .launches
                 .iter()
@@ -234,7 +234,7 @@ impl Module {
                 ),
             });
             let (result, counts) = self.finished(outcome)?;
-            let (args, stats, timing) = self.ran(py, result)?;
+            let (args, stats, timing) = self.ran(py, &opened, result)?;
             let info = info(py, &opened, lanes, started, stats, timing.as_ref())?;
             (args, counts, info)
         };
@@ -285,14 +285,16 @@ impl Module {
         )))
     }
 
-    /// A run's result, or its failure raised as `RunError` (with the diagnostic where the
-    /// source is at fault, as the command line prints it). A failure of the GPU's own drops
-    /// the kept Vulkan device.
-    fn ran<T>(&self, py: Python<'_>, result: Result<T, Failure>) -> PyResult<T> {
+    /// A run's result on `backend`, or its failure raised as `RunError` (with the diagnostic
+    /// where the source is at fault, as the command line prints it). A failure of the Vulkan
+    /// GPU's own drops the kept device.
+    fn ran<T>(&self, py: Python<'_>, backend: &Backend, result: Result<T, Failure>) -> PyResult<T> {
         result.map_err(|failure| match failure {
             Failure::Source(diagnostic) => self.diagnosed(py, "RunError", &[diagnostic]),
             Failure::Device(message) => {
-                forget_vulkan();
+                if matches!(backend, Backend::Vulkan { .. }) {
+                    forget_vulkan();
+                }
                 error(py, "RunError", message)
             }
         })
@@ -431,8 +433,7 @@ impl Module {
     }
 
     fn __repr__(&self) -> String {
-        let mut names = self.programs();
-        names.extend(self.kernels());
+        let names = self.compilation.runnable_names();
         format!("<tessera.Module {}: {}>", self.name, names.join(", "))
     }
 
@@ -590,16 +591,12 @@ impl Module {
             .compilation
             .ptx(kernel, arch)
             .map_err(|d| self.diagnosed(py, "CompileError", &d))?;
-        let (registers, from) = match registers {
-            Some(n) => (n, "registers=".to_owned()),
-            None => match runtime::ptxas::registers(&ptx.text, arch) {
-                Ok(n) => (n, "ptxas -v".to_owned()),
-                Err(why) => (
-                    compiler_core::occupancy::DEFAULT_REGISTERS,
-                    format!("a guess ({why}; pass registers=N)"),
-                ),
-            },
-        };
+        let (registers, from) = runtime::ptxas::registers_or_guess(
+            registers,
+            ("registers=", "registers=N"),
+            &ptx.text,
+            arch,
+        );
         let text =
             compiler_core::occupancy::line(arch, threads, ptx.shared_bytes, registers, &from)
                 .map_err(|why| error(py, "LaunchError", why))?;

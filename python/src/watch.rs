@@ -19,7 +19,7 @@ const SLICE: Duration = Duration::from_millis(50);
 const QUIET_FOR: Duration = Duration::from_secs(1);
 
 /// What a watched run reports to and is stopped by.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct Watch {
     pub stop: Arc<AtomicBool>,
     /// Units done (CTAs), from any thread.

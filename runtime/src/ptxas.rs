@@ -39,6 +39,27 @@ pub fn registers(ptx: &str, arch: Arch) -> Result<u32, String> {
     registers_in(&text).ok_or_else(|| "ptxas did not say how many registers".to_owned())
 }
 
+/// The registers per thread for occupancy, and where they came from: `given` (by the host's
+/// `option`, `--registers` or `registers=`), else `ptxas -v`'s, else a guess that says why
+/// and how to give them (`example`: `--registers N`).
+pub fn registers_or_guess(
+    given: Option<u32>,
+    (option, example): (&str, &str),
+    ptx: &str,
+    arch: Arch,
+) -> (u32, String) {
+    match given {
+        Some(n) => (n, option.to_owned()),
+        None => match registers(ptx, arch) {
+            Ok(n) => (n, "ptxas -v".to_owned()),
+            Err(why) => (
+                compiler_core::occupancy::DEFAULT_REGISTERS,
+                format!("a guess ({why}; pass {example})"),
+            ),
+        },
+    }
+}
+
 /// "ptxas info    : Used 18 registers, 380 bytes cmem[0]" → 18.
 fn registers_in(text: &str) -> Option<u32> {
     let after = text.split("Used ").nth(1)?;

@@ -22,6 +22,16 @@ pub enum Severity {
     Warning,
 }
 
+impl Severity {
+    /// As a rendering and the JSON say it: `error`, `warning`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
 /// A secondary span with what it contributes to the diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Label {

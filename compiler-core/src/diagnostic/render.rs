@@ -72,10 +72,7 @@ fn render_with(
         let end = floor_char_boundary(source, span.end.min(source.len())).max(start);
         Span::new(start, end)
     };
-    let severity = match diagnostic.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let severity = diagnostic.severity.name();
     let primary = clamp(diagnostic.span);
     let at = index.line_column(source, primary.start);
     let mut marks = vec![Mark {
