@@ -2,9 +2,11 @@
 //!
 //! Every page has a title and a byline block; every kernel compiles without a problem, or fails
 //! with exactly the code it says (`expect=E0112`; run-time codes by running its launch on the
-//! simulator), and a kernel with a launch runs; every diagram directive is one the diagram
-//! draws; every link inside the site resolves, anchors included; the error index has an entry
-//! for every code the compiler can give.
+//! simulator), and its diagnostic holds the words the prose quotes from it (`says="…"`); a
+//! kernel with a launch runs; every diagram directive is one the diagram draws; every link
+//! inside the site resolves, anchors included; the error index has an entry for every code the
+//! compiler can give; and a number of puzzles the prose prints ("eighteen exercises") is how
+//! many there are.
 
 use crate::{Block, KernelBlock, Page};
 use compiler_core::diagnostic::{Code, Phase};
@@ -63,7 +65,57 @@ pub fn check(pages: &[Page]) -> Vec<String> {
         }
     }
     problems.extend(check_error_index(pages));
+    problems.extend(check_puzzle_counts(pages));
     problems
+}
+
+/// Every number of puzzles a page prints, in its summary or its text, is how many puzzle pages
+/// there are.
+fn check_puzzle_counts(pages: &[Page]) -> Vec<String> {
+    let puzzles = pages.iter().filter(|p| p.entry().puzzle).count();
+    let mut problems = Vec::new();
+    for page in pages {
+        for said in puzzle_counts(&page.summary)
+            .into_iter()
+            .chain(puzzle_counts(&page.text))
+        {
+            if said != puzzles {
+                problems.push(format!(
+                    "{}: says there are {said} puzzles, but there are {puzzles}",
+                    page.slug
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// The numbers of puzzles a text prints: a number, in figures or a word up to twenty, before
+/// `puzzles` or `exercises`, or before `graded` and one of them ("sixteen graded puzzles").
+pub fn puzzle_counts(text: &str) -> Vec<usize> {
+    const WORDS: &str = "zero one two three four five six seven eight nine ten eleven twelve \
+                         thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty";
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let number = |word: &str| {
+        word.parse::<usize>()
+            .ok()
+            .or_else(|| WORDS.split_whitespace().position(|w| w == word))
+    };
+    let counted = |word: Option<&String>| word.is_some_and(|w| w == "puzzles" || w == "exercises");
+    words
+        .iter()
+        .enumerate()
+        .filter_map(|(i, word)| {
+            let n = number(word)?;
+            let next = words.get(i + 1);
+            (counted(next) || next.is_some_and(|w| w == "graded") && counted(words.get(i + 2)))
+                .then_some(n)
+        })
+        .collect()
 }
 
 fn first_line(source: &str) -> &str {
@@ -91,12 +143,18 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
     if block.step.is_some() && !block.view.runnable {
         return Err("`step=` needs a kernel that runs".into());
     }
+    let says = block.view.says.as_deref();
+    match (says, expected) {
+        (Some(""), _) => return Err("`says=` quotes nothing".into()),
+        (Some(_), None) => return Err("`says=` needs `expect=`: it quotes a diagnostic".into()),
+        _ => {}
+    }
     if let Some(Err(why)) = &block.view.memory {
         return Err(format!("`profile` needs a run that finishes: {why}"));
     }
     let found_by_a_launch = expected.is_some_and(|c| c.phase().needs_a_launch());
     if let Some(code) = expected.filter(|c| c.phase() == Phase::Backend) {
-        return check_backends(&compilation, code);
+        return check_backends(&compilation, code, says);
     }
     match expected {
         // A warning: the kernel compiles and the warning is among its diagnostics.
@@ -111,7 +169,10 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
             if !compilation.diagnostics.iter().any(|d| d.code == code) {
                 return Err(format!("should warn with {}, but does not", code.as_str()));
             }
-            return Ok(());
+            return quotes(
+                compilation.diagnostics.iter().filter(|d| d.code == code),
+                says,
+            );
         }
         Some(code) if !found_by_a_launch => {
             let code = code.as_str();
@@ -124,7 +185,10 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
                     errors.join(", ")
                 ));
             }
-            return Ok(());
+            return quotes(
+                compilation.diagnostics.iter().filter(|d| d.is_error()),
+                says,
+            );
         }
         // A kernel that shows a run-time problem may carry the lints that foretell it.
         Some(_) if !errors.is_empty() => {
@@ -155,7 +219,7 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         }
     }
     if compilation.runs_a_program(launch.kernel.as_deref()) {
-        return check_program(&compilation, &launch, expected);
+        return check_program(&compilation, &launch, expected, says);
     }
     if !block.view.runnable && !found_by_a_launch {
         return Ok(());
@@ -176,8 +240,28 @@ pub fn check_kernel(block: &KernelBlock) -> Result<(), String> {
         )),
         (Ok(_), None) => Ok(()),
         (Ok(_), Some(code)) => Err(format!("should stop with {}, but runs", code.as_str())),
-        (Err(d), Some(code)) if d.iter().all(|d| d.code == code) => Ok(()),
+        (Err(d), Some(code)) if d.iter().all(|d| d.code == code) => quotes(d.iter(), says),
         (Err(d), _) => Err(format!("the run stops: {}", listed(&d))),
+    }
+}
+
+/// Whether one of the diagnostics a kernel fails with holds the words the page quotes from it
+/// (`says=`; nothing to find without it).
+fn quotes<'a>(
+    diagnostics: impl Iterator<Item = &'a Diagnostic>,
+    says: Option<&str>,
+) -> Result<(), String> {
+    let Some(says) = says else {
+        return Ok(());
+    };
+    let messages: Vec<&str> = diagnostics.map(|d| d.message.as_str()).collect();
+    if messages.iter().any(|m| m.contains(says)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the page quotes \"{says}\", but the diagnostic says: {}",
+            messages.join("; ")
+        ))
     }
 }
 
@@ -186,6 +270,7 @@ fn check_program(
     compilation: &compiler_core::Compilation,
     launch: &Launch,
     expected: Option<Code>,
+    says: Option<&str>,
 ) -> Result<(), String> {
     let outcome = compilation
         .prepare_program(launch, RunLimits::TERMINAL)
@@ -193,31 +278,36 @@ fn check_program(
     match (outcome, expected) {
         (Ok(()), None) => Ok(()),
         (Ok(()), Some(code)) => Err(format!("should stop with {}, but runs", code.as_str())),
-        (Err(d), Some(code)) if d.iter().all(|d| d.code == code) => Ok(()),
+        (Err(d), Some(code)) if d.iter().all(|d| d.code == code) => quotes(d.iter(), says),
         (Err(d), _) => Err(format!("the program stops: {}", listed(&d))),
     }
 }
 
 /// A kernel that compiles, and that a backend refuses with `code` (for PTX, on some target).
-fn check_backends(compilation: &compiler_core::Compilation, code: Code) -> Result<(), String> {
+fn check_backends(
+    compilation: &compiler_core::Compilation,
+    code: Code,
+    says: Option<&str>,
+) -> Result<(), String> {
     if compilation.has_errors() {
         return Err(format!(
             "does not compile cleanly: {}",
             listed(&compilation.diagnostics)
         ));
     }
-    let refused = Arch::ALL
+    let refused: Vec<Diagnostic> = Arch::ALL
         .into_iter()
         .filter_map(|arch| compilation.ptx(None, arch).err())
         .flatten()
-        .any(|d| d.code == code);
-    if refused {
-        Ok(())
-    } else {
+        .filter(|d| d.code == code)
+        .collect();
+    if refused.is_empty() {
         Err(format!(
             "should be refused by a backend with {}, but is not",
             code.as_str()
         ))
+    } else {
+        quotes(refused.iter(), says)
     }
 }
 
@@ -341,6 +431,63 @@ mod tests {
         );
         assert!(check_kernel(&kernel(ADD, &[("grid", "1"), ("N", "10")], Some("E0510"))).is_err());
         assert!(check_kernel(&kernel(ADD, &[("colour", "red")], None)).is_err());
+    }
+
+    #[test]
+    fn a_quote_is_found_in_the_diagnostic_it_quotes() {
+        let first_words = |source: &str| {
+            let compilation = compiler_core::compile(source);
+            let message = compilation
+                .diagnostics
+                .first()
+                .map(|d| d.message.clone())
+                .unwrap_or_default();
+            format!(
+                "\"{}\"",
+                message
+                    .split_whitespace()
+                    .take(3)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        };
+        let broken = ADD.replace("ctx.thread\n", "ctx.thred\n");
+        let quoted = first_words(&broken);
+        assert_eq!(
+            check_kernel(&kernel(&broken, &[("says", &quoted)], Some("E0112"))),
+            Ok(())
+        );
+        let wrong = check_kernel(&kernel(
+            &broken,
+            &[("says", "\"words it never says\"")],
+            Some("E0112"),
+        ));
+        assert!(
+            wrong.as_ref().is_err_and(|e| e.contains("quotes")),
+            "{wrong:?}"
+        );
+        // A quote needs a diagnostic to quote.
+        assert!(check_kernel(&kernel(ADD, &[("says", "ran")], None)).is_err());
+        // Found by a launch: the run's diagnostic.
+        let outside = ADD.replace("if i < N {", "if i < N + 5 {");
+        let launch = [("grid", "1"), ("N", "10")];
+        let message = |says: &str| {
+            let mut info = launch.to_vec();
+            info.push(("says", says));
+            check_kernel(&kernel(&outside, &info, Some("E0510")))
+        };
+        assert!(message("\"words it never says\"").is_err());
+        assert_eq!(message("\"A[10] is outside A's shape [10]\""), Ok(()));
+    }
+
+    #[test]
+    fn the_puzzles_counted_in_prose_are_found() {
+        assert_eq!(puzzle_counts("eighteen exercises that climb"), [18]);
+        assert_eq!(
+            puzzle_counts("Sixteen graded exercises; 18 graded puzzles (`/docs/puzzles`)"),
+            [16, 18]
+        );
+        assert!(puzzle_counts("one of the puzzles, two tensors, graded exercises").is_empty());
     }
 
     #[test]

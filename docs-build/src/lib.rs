@@ -11,7 +11,9 @@
 //!   may name a launch (`launch=matvec` takes the example's; `grid=4` or `grid=4x2`, `lanes=8`,
 //!   `N=1000` for a dimension, `alpha=2.5` for a scalar, `A=rand:1` for an input: see
 //!   `launch_words`) and what it should fail with (`expect=E0112`; a code found only by a
-//!   launch, such as `expect=E0510`, is checked by running the launch on the simulator).
+//!   launch, such as `expect=E0510`, is checked by running the launch on the simulator), and
+//!   words of that diagnostic's message which the prose quotes (`says="waits for CTA (1, 0,
+//!   0)"`; in double quotes when they hold blanks).
 //! - ```` ```diagram ```` the hierarchy diagram, its parameters in the info string (see
 //!   `diagram::DiagramConfig::from_params`: `grid=4x3 threads=256 lanes=32`,
 //!   `preset=partial-warp`, `cluster=4x6`).
@@ -107,6 +109,10 @@ pub struct KernelView {
     /// the GPU's time of a run from the page turns into the rates it means.
     #[serde(default)]
     pub counts: Option<[u64; 2]>,
+    /// `says="…"`: words the page's prose quotes from the diagnostic the kernel fails with
+    /// (`expect=`), which the content check finds in that diagnostic's message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub says: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

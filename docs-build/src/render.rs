@@ -292,10 +292,33 @@ fn flush(pending: &mut Vec<Event>, blocks: &mut Vec<Block>) {
     blocks.push(Block::Html(html));
 }
 
+/// An info string's words, split at blanks but for blanks inside double quotes, which are
+/// dropped: `says="waits for CTA (1, 0, 0)"` is one word.
+fn info_words(info: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for c in info.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
 fn directive(info: &str, code: String) -> Block {
-    let mut words = info.split_whitespace();
-    let kind = words.next().unwrap_or_default();
-    let rest: Vec<&str> = words.collect();
+    let words = info_words(info);
+    let kind = words.first().map_or("", String::as_str);
+    let rest: Vec<&str> = words.iter().skip(1).map(String::as_str).collect();
     if kind == "diagram" {
         return Block::Diagram(rest.join(" "));
     }
@@ -303,6 +326,7 @@ fn directive(info: &str, code: String) -> Block {
         return Block::Occupancy(occupancy_start(&rest.join(" ")));
     }
     let mut expect = None;
+    let mut says = None;
     let mut step = None;
     let mut profile = false;
     let mut roofline = false;
@@ -311,6 +335,7 @@ fn directive(info: &str, code: String) -> Block {
         let (key, value) = word.split_once('=').unwrap_or((word, ""));
         match key {
             "expect" => expect = Some(value.to_owned()),
+            "says" => says = Some(value.to_owned()),
             "step" => step = Some(value.to_owned()),
             "profile" => profile = true,
             "roofline" => roofline = true,
@@ -348,6 +373,7 @@ fn directive(info: &str, code: String) -> Block {
         && (!words.is_empty() || step.is_some())
         && launch.is_ok();
     let mut view = kernel_view(&compilation, runnable);
+    view.says = says;
     if profile || roofline {
         let made = match &launch {
             Ok(l) => counted(&compilation, l, profile, roofline),
@@ -501,6 +527,7 @@ fn kernel_view(compilation: &Compilation, runnable: bool) -> KernelView {
         runnable,
         memory: None,
         counts: None,
+        says: None,
     }
 }
 
@@ -614,6 +641,26 @@ mod tests {
             failing.diagnostics.first().map(|d| d.code.as_str()),
             Some("E0120")
         );
+    }
+
+    #[test]
+    fn an_info_string_keeps_quoted_blanks_in_one_word() {
+        assert_eq!(
+            info_words("tsr grid=2  says=\"waits for CTA (1, 0, 0)\" expect=E0514"),
+            [
+                "tsr",
+                "grid=2",
+                "says=waits for CTA (1, 0, 0)",
+                "expect=E0514"
+            ]
+        );
+        let Block::Kernel(block) = directive(
+            "tsr expect=E0120 says=\"not defined\"",
+            "kernel k() { x }".to_owned(),
+        ) else {
+            panic!("not a kernel")
+        };
+        assert_eq!(block.view.says.as_deref(), Some("not defined"));
     }
 
     #[test]
