@@ -67,8 +67,10 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_trace_at)]
     trace: Option<(u64, Option<u32>)>,
     /// Count every memory access on the simulator and print, per access in the source, its
-    /// warp-level requests, sectors per request and efficiency (global memory) or bank
-    /// conflict (shared memory): the rules are the spec's "Memory behaviour".
+    /// warp-level requests, sectors per request and excess sectors (global and local memory),
+    /// excess wavefronts and bank conflict (shared memory) and contention (atomics); then the
+    /// run's work, its bytes and its roofline on sm_70, sm_80 and sm_90. The rules are the
+    /// spec's "Memory behaviour".
     #[arg(long, conflicts_with = "trace")]
     profile: bool,
     /// With --trace or --profile: print it as JSON on stdout (the tensors only go to --out).

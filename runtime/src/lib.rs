@@ -283,7 +283,7 @@ impl fmt::Display for RuntimeError {
                 ..
             } => write!(
                 f,
-                "the GPU's driver ended a loop before it finished (Mesa's lavapipe leaves any loop after 65,535 trips), so the kernel did not run to its end and its results are not shown"
+                "the GPU's driver ended a loop before it finished (Mesa's lavapipe gives each invocation one budget of 65,535 loop trips for all its loops, and leaves any loop once it is spent), so the kernel did not run to its end and its results are not shown"
             ),
         }
     }
