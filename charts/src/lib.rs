@@ -149,7 +149,11 @@ mod tests {
 
     #[test]
     fn a_standalone_chart_is_the_figures_svgs_with_the_pages_chart_rules() {
-        let figure = roofline(1 << 20, 0, 12 << 20, None);
+        let work = compiler_core::sim::Work {
+            float_adds: 1 << 20,
+            ..Default::default()
+        };
+        let figure = roofline(&work, 12 << 20, None);
         let svg = standalone_svg(&figure);
         assert!(
             svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),

@@ -4,14 +4,17 @@
 //! up to the ridge, its peak after. A run is a vertical line at its intensity; where that line
 //! meets a roof is the most the run could do there, and so the least time it could take.
 //!
-//! A run with tensor-core work (`mma`, counted apart from the FP32 pipe's) gets each target's
-//! tensor-core roof as well: the same bandwidth slope, rising past the FP32 ridge to the dense
-//! f16 peak. Its mark is the run's whole work over its least time (`Peak::least_seconds`, the
-//! FP32 and tensor-core work each at its own peak). A run without such work keeps the FP32
-//! roofs alone: a roof it cannot use would only lower its chart's detail.
+//! Each target is charged what its own PTX executes ([`Work::on`]): a tile product on the
+//! tensor cores where the target has `mma` (sm_80, sm_90) and on the FP32 pipe on sm_70; a
+//! kernel with its own `mma` has no sm_70 PTX (E0522), so no V100 mark. A target whose PTX
+//! runs tensor-core work gets its tensor-core roof as well: the same bandwidth slope, rising
+//! past the FP32 ridge to the dense f16 peak. Its mark is the run's whole work over its least
+//! time (`Peak::least_seconds`, the FP32 and tensor-core work each at its own peak). A target
+//! without such work keeps its FP32 roof alone: a roof it cannot reach is not drawn.
 
 use crate::axis::{decades, Frame, Scale};
 use crate::{escape, point, seconds, si};
+use compiler_core::sim::Work;
 use compiler_core::target::{Arch, Bound};
 
 /// Where a run meets one target's roof.
@@ -27,15 +30,16 @@ pub struct RooflineMark {
     pub text: String,
 }
 
-/// The run's marks, one per target, for `flops` on the FP32 pipe and `tensor` on the tensor
-/// cores: `None` without global traffic (no intensity to place).
-pub fn marks(flops: u64, tensor: u64, bytes: u64) -> Option<Vec<RooflineMark>> {
+/// The run's marks, one per target its kernel has PTX for, each charged what that target's PTX
+/// executes ([`Work::on`]): `None` without global traffic (no intensity to place).
+pub fn marks(work: &Work, bytes: u64) -> Option<Vec<RooflineMark>> {
     (bytes > 0).then(|| {
-        let all = flops + tensor;
+        let all = work.all_flops();
         let intensity = all as f64 / bytes as f64;
         Arch::ALL
             .into_iter()
-            .map(|arch| {
+            .filter_map(|arch| Some((arch, work.on(arch)?)))
+            .map(|(arch, (flops, tensor))| {
                 let peak = arch.peak();
                 let (least, bound) = peak.least_seconds(flops, tensor, bytes);
                 // The roof at the intensity: for FP32 work alone, min(intensity · bandwidth,
@@ -97,15 +101,17 @@ fn legend_row(frame: &Frame, row: usize, class: &str, text: &str) -> String {
     )
 }
 
-/// The roofline of a run of `flops` floating-point operations on the FP32 pipe and `tensor` on
-/// the tensor cores over `bytes` of global traffic, as a `<figure>`: the three targets' roofs
-/// (and their tensor-core roofs, for a run with tensor work), the run's intensity and its
-/// marks, and a caption that says every mark's figures. With `measured`, the seconds the run's
-/// kernel work took on the reader's GPU (WebGPU's timestamps), the point it reached: all its
-/// operations over that time, at its intensity.
-pub fn roofline(flops: u64, tensor: u64, bytes: u64, measured: Option<f64>) -> String {
-    let marks = marks(flops, tensor, bytes).unwrap_or_default();
-    let all = flops + tensor;
+/// The roofline of a run's `work` over `bytes` of global traffic, as a `<figure>`: the three
+/// targets' roofs (and the tensor-core roof of each whose PTX runs tensor-core work), the run's
+/// intensity and its marks, and a caption that says every mark's figures. With `measured`, the
+/// seconds the run's kernel work took on the reader's GPU (WebGPU's timestamps), the point it
+/// reached: all its operations over that time, at its intensity.
+pub fn roofline(work: &Work, bytes: u64, measured: Option<f64>) -> String {
+    let marks = marks(work, bytes).unwrap_or_default();
+    let all = work.all_flops();
+    // The tensor-core work each target's PTX runs (none without PTX).
+    let tensor_on = |arch: Arch| work.on(arch).map_or(0, |(_, tensor)| tensor);
+    let tensor = Arch::ALL.into_iter().map(tensor_on).max().unwrap_or(0);
     let intensity = (bytes > 0 && all > 0).then(|| all as f64 / bytes as f64);
     // Decades wide enough for every ridge (about 10 to 20 FLOP/byte) and the run.
     let x_lo = intensity.map_or(-2, |i| (i.log10().floor() as i32).min(-2));
@@ -159,7 +165,7 @@ pub fn roofline(flops: u64, tensor: u64, bytes: u64, measured: Option<f64>) -> S
             (x_min, x_min * peak.bytes_per_second),
             peak.flops_per_second,
         );
-        if tensor > 0 {
+        if tensor_on(arch) > 0 {
             // The slope goes on past the FP32 ridge up to the tensor cores' peak.
             svg += &roof(
                 "tensor ",
@@ -182,8 +188,12 @@ pub fn roofline(flops: u64, tensor: u64, bytes: u64, measured: Option<f64>) -> S
         );
     }
     if tensor > 0 {
-        // One row for the thin roofs, each target's peak in the order above.
-        let peaks = Arch::ALL.map(|a| format!("{:.0}", a.peak().tensor_flops_per_second / 1e12));
+        // One row for the thin roofs, each drawn target's peak in the order above.
+        let peaks: Vec<String> = Arch::ALL
+            .into_iter()
+            .filter(|&a| tensor_on(a) > 0)
+            .map(|a| format!("{:.0}", a.peak().tensor_flops_per_second / 1e12))
+            .collect();
         svg += &legend_row(
             &frame,
             Arch::ALL.len(),
@@ -215,10 +225,25 @@ pub fn roofline(flops: u64, tensor: u64, bytes: u64, measured: Option<f64>) -> S
         svg += &point("measured", frame.x.at(i), y, &measured_text(rate, s));
     }
     svg += "</svg>";
-    let on_tensor_cores = match tensor {
-        0 => String::new(),
-        t => format!(" ({t} of them on the tensor cores)"),
+    let on_tensor_cores = match (work.tensor_flops, work.tile_product_flops) {
+        (0, 0) => String::new(),
+        (t, 0) => format!(" ({t} of them on the tensor cores)"),
+        (t, p) => format!(
+            " ({} of them on the tensor cores where the target has them, {p} of those a tile product's, which sm_70 runs on the FP32 pipe)",
+            t + p
+        ),
     };
+    let no_ptx: Vec<String> = Arch::ALL
+        .into_iter()
+        .filter(|&a| work.on(a).is_none())
+        .map(|a| {
+            format!(
+                " {} ({}) has no PTX for its mma: no mark.",
+                a.peak().gpu,
+                a.name()
+            )
+        })
+        .collect();
     let run = match (all, bytes) {
         (_, 0) => "This run moved no global memory, so it has no intensity to place: the roofs alone.".to_owned(),
         (0, _) => format!(
@@ -227,9 +252,10 @@ pub fn roofline(flops: u64, tensor: u64, bytes: u64, measured: Option<f64>) -> S
             Arch::Sm90.peak().gpu
         ),
         _ => format!(
-            "This run: {all} floating-point operations{on_tensor_cores} over {bytes} bytes of global traffic, {:.3} FLOP/byte. {}.",
+            "This run: {all} floating-point operations{on_tensor_cores} over {bytes} bytes of global traffic, {:.3} FLOP/byte. {}.{}",
             all as f64 / bytes as f64,
-            marks.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join("; ")
+            marks.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join("; "),
+            no_ptx.concat()
         ),
     };
     // The measured point says its figures itself (its name and title): the caption keeps its
@@ -248,11 +274,20 @@ pub fn roofline(flops: u64, tensor: u64, bytes: u64, measured: Option<f64>) -> S
 mod tests {
     use super::*;
 
+    /// `flops` on the FP32 pipe and `tensor` of the source's own `mma`.
+    fn w(flops: u64, tensor: u64) -> Work {
+        Work {
+            float_adds: flops,
+            tensor_flops: tensor,
+            ..Work::default()
+        }
+    }
+
     #[test]
     fn axpy_is_memory_bound_everywhere_at_its_bandwidth_times_its_intensity() {
         // 2 flops over 12 bytes an element, a million elements.
         let n = 1 << 20;
-        let marks = marks(2 * n, 0, 12 * n).unwrap_or_default();
+        let marks = marks(&w(2 * n, 0), 12 * n).unwrap_or_default();
         assert_eq!(marks.len(), 3);
         for mark in &marks {
             let peak = mark.arch.peak();
@@ -270,7 +305,7 @@ mod tests {
     #[test]
     fn past_the_ridge_the_roof_is_the_peak() {
         // 1000 fmas an element: 2000 flops over 8 bytes, 250 FLOP/byte.
-        let marks = marks(2000, 0, 8).unwrap_or_default();
+        let marks = marks(&w(2000, 0), 8).unwrap_or_default();
         for mark in &marks {
             assert_eq!(mark.bound, Bound::Compute);
             assert_eq!(mark.attainable, mark.arch.peak().flops_per_second);
@@ -279,7 +314,7 @@ mod tests {
 
     #[test]
     fn the_chart_has_a_roof_per_target_and_a_focusable_mark_each() {
-        let figure = roofline(2 * 1024, 0, 12 * 1024, None);
+        let figure = roofline(&w(2 * 1024, 0), 12 * 1024, None);
         assert_eq!(figure.matches("<polyline class=\"roof ").count(), 3);
         assert_eq!(figure.matches("tabindex=\"0\"").count(), 3);
         assert!(figure.contains("aria-label=\"V100 (sm_70) at 0.167 FLOP/byte: memory-bound"));
@@ -289,24 +324,24 @@ mod tests {
 
     #[test]
     fn a_run_without_flops_or_traffic_says_so_instead_of_a_mark() {
-        let none = roofline(0, 0, 4096, None);
+        let none = roofline(&w(0, 0), 4096, None);
         assert!(!none.contains("tabindex"));
         assert!(none.contains("did no floating-point arithmetic over 4096 bytes"));
-        assert!(roofline(10, 0, 0, None).contains("moved no global memory"));
+        assert!(roofline(&w(10, 0), 0, None).contains("moved no global memory"));
     }
 
     #[test]
     fn the_axes_widen_for_an_intensity_beyond_them() {
-        let figure = roofline(1_000_000, 0, 10, None);
+        let figure = roofline(&w(1_000_000, 0), 10, None);
         assert!(figure.contains(">100000<"), "{figure}");
-        let figure = roofline(1, 0, 100_000, None);
+        let figure = roofline(&w(1, 0), 100_000, None);
         assert!(figure.contains(">0.00001<"), "{figure}");
     }
 
     #[test]
     fn a_measured_time_places_the_point_the_run_reached() {
         // 2 GFLOP over 12 GB in a second: 2 GFLOP/s at 0.167 FLOP/byte.
-        let figure = roofline(2_000_000_000, 0, 12_000_000_000, Some(1.0));
+        let figure = roofline(&w(2_000_000_000, 0), 12_000_000_000, Some(1.0));
         assert_eq!(figure.matches("class=\"point measured\"").count(), 1);
         assert!(
             figure.contains(
@@ -318,37 +353,43 @@ mod tests {
         // moves nothing on the page.
         assert_eq!(
             figure.split("<figcaption>").nth(1),
-            roofline(2_000_000_000, 0, 12_000_000_000, None)
+            roofline(&w(2_000_000_000, 0), 12_000_000_000, None)
                 .split("<figcaption>")
                 .nth(1)
         );
         assert_eq!(
-            roofline(2, 0, 0, Some(1.0))
+            roofline(&w(2, 0), 0, Some(1.0))
                 .matches("point measured")
                 .count(),
             0
         );
         // A software GPU's 1.68 MFLOP/s: the scale goes down to it, not to the roofs' 1 G.
-        let slow = roofline(602_151, 0, 414_112, Some(0.358));
+        let slow = roofline(&w(602_151, 0), 414_112, Some(0.358));
         assert!(slow.contains(">1 M</text>"), "{slow}");
     }
 
     #[test]
     fn tensor_work_gets_the_tensor_cores_roofs_and_its_marks_blend_both_pipes() {
-        // A warp's mma: 4096 tensor operations; 16 FP32 adds besides; 1024 bytes.
-        let figure = roofline(16, 4096, 1024, None);
-        assert_eq!(figure.matches("<polyline class=\"roof tensor ").count(), 3);
-        assert_eq!(figure.matches("<polyline class=\"roof ").count(), 6);
+        // A warp's mma: 4096 tensor operations; 16 FP32 adds besides; 1024 bytes. sm_70 has no
+        // mma: no PTX, so no V100 mark and no V100 tensor roof.
+        let figure = roofline(&w(16, 4096), 1024, None);
+        assert_eq!(figure.matches("<polyline class=\"roof tensor ").count(), 2);
+        assert_eq!(figure.matches("<polyline class=\"roof ").count(), 5);
+        assert!(!figure.contains("roof tensor roof-sm_70"), "{figure}");
         assert!(
-            figure.contains("thin: tensor cores, 125 · 312 · 990 TFLOP/s"),
+            figure.contains("thin: tensor cores, 312 · 990 TFLOP/s"),
             "{figure}"
         );
         assert!(figure.contains("This run: 4112 floating-point operations (4096 of them on the tensor cores) over 1024 bytes"));
+        assert!(figure.contains("V100 (sm_70) has no PTX for its mma: no mark."));
+        assert_eq!(figure.matches("tabindex=\"0\"").count(), 2);
         assert!(figure.contains("the thin roofs"));
         // Up to the H100's tensor peak: the scale reaches 1 P.
         assert!(figure.contains(">1 P<"), "{figure}");
         // Memory-bound at 4 FLOP/byte: each mark is the bandwidth times the intensity.
-        for mark in marks(16, 4096, 1024).unwrap_or_default() {
+        let marked = marks(&w(16, 4096), 1024).unwrap_or_default();
+        assert_eq!(marked.len(), 2);
+        for mark in marked {
             let peak = mark.arch.peak();
             assert_eq!(mark.bound, Bound::Memory);
             assert!(
@@ -356,20 +397,40 @@ mod tests {
             );
         }
         // Past every ridge: the tensor cores' peak, far above the FP32 pipe's.
-        for mark in marks(0, 1 << 40, 1024).unwrap_or_default() {
+        for mark in marks(&w(0, 1 << 40), 1024).unwrap_or_default() {
             assert_eq!(mark.bound, Bound::Compute);
             assert!(
                 (mark.attainable / mark.arch.peak().tensor_flops_per_second - 1.0).abs() < 1e-12
             );
         }
-        // Both pipes busy: the slower of the two sets the time, and the mark is the whole
-        // work over it (V100: 1 TFLOP of FP32 at 15.7 T takes longer than 1 T on 125 T).
-        let v100 = &marks(1 << 40, 1 << 40, 1024).unwrap_or_default()[0];
-        let seconds = (1u64 << 40) as f64 / v100.arch.peak().flops_per_second;
-        assert!((v100.seconds / seconds - 1.0).abs() < 1e-12);
-        assert!((v100.attainable * seconds / (2u64 << 40) as f64 - 1.0).abs() < 1e-12);
         // Without tensor work the chart is as before.
-        let plain = roofline(16, 0, 1024, None);
+        let plain = roofline(&w(16, 0), 1024, None);
         assert!(!plain.contains("roof tensor") && !plain.contains("thin:"));
+    }
+
+    #[test]
+    fn a_tile_product_is_charged_to_the_unit_each_targets_ptx_uses() {
+        // 2^40 FP32 operations and a tile product of 2^40: sm_70 runs both on the FP32 pipe,
+        // sm_80 and sm_90 the product on the tensor cores.
+        let work = Work {
+            float_adds: 1 << 40,
+            tile_product_flops: 1 << 40,
+            ..Work::default()
+        };
+        let marked = marks(&work, 1024).unwrap_or_default();
+        assert_eq!(marked.len(), 3);
+        let v100 = &marked[0];
+        let seconds = (2u64 << 40) as f64 / v100.arch.peak().flops_per_second;
+        assert!((v100.seconds / seconds - 1.0).abs() < 1e-12);
+        // Both pipes busy on the A100: the slower of the two sets the time (1 T of FP32 at
+        // 19.5 T takes longer than 1 T on 312 T), and the mark is the whole work over it.
+        let a100 = &marked[1];
+        let seconds = (1u64 << 40) as f64 / a100.arch.peak().flops_per_second;
+        assert!((a100.seconds / seconds - 1.0).abs() < 1e-12);
+        assert!((a100.attainable * seconds / (2u64 << 40) as f64 - 1.0).abs() < 1e-12);
+        let figure = roofline(&work, 1024, None);
+        assert!(!figure.contains("roof tensor roof-sm_70"), "{figure}");
+        assert_eq!(figure.matches("<polyline class=\"roof tensor ").count(), 2);
+        assert!(figure.contains("of those a tile product's, which sm_70 runs on the FP32 pipe"));
     }
 }

@@ -242,6 +242,7 @@ mod tests {
             span: crate::span::Span::empty(0),
             cluster: Some(Cluster { dim: 1, size: 2 }),
             matrix: None,
+            mma: None,
         };
         let whole = Args {
             grid: crate::hierarchy::Dim3::new(1, 1, 1),

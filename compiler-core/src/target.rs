@@ -153,6 +153,12 @@ impl Arch {
         }
     }
 
+    /// `mma.sync.aligned.m16n8k16` (f16 products into f32, on the tensor cores) exists from
+    /// sm_80: sm_70's PTX runs a tile product on the FP32 pipe and refuses `mma` (E0522).
+    pub fn has_mma(self) -> bool {
+        self != Arch::Sm70
+    }
+
     /// `redux.sync` (integer warp reductions in one instruction) exists from sm_80.
     pub(crate) fn has_redux(self) -> bool {
         self != Arch::Sm70

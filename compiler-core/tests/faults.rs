@@ -183,6 +183,7 @@ fn a_barrier_not_reached_by_every_thread_is_a_fault() {
         span,
         cluster: None,
         matrix: None,
+        mma: None,
     };
     let mut args = Args {
         grid: Dim3::new(1, 1, 1),
@@ -583,4 +584,42 @@ fn array_indices_are_checked_per_axis_and_constant_ones_past_the_end_stop_the_ru
         let ptx = ptx.unwrap_or_else(|d| panic!("{d:?}"));
         assert!(ptx.text.contains("outside the array"), "{}", ptx.text);
     }
+}
+
+/// A `u32` index is one: its arithmetic stays unsigned in the IR, and a fault names it as the
+/// `u32` it is (4294967288), not as the `i32` of its bits (-8). A slice at a `u32` start past
+/// every tensor reads 0 there (a slice's elements outside load as 0), its rows in the start's
+/// type (32-bit index arithmetic wraps, as the spec says, so the start is 2^32 - 96, whose 16
+/// rows stay below 2^32).
+#[test]
+fn a_u32_index_is_named_and_typed_as_a_u32() {
+    let element = "@launch(32)\nkernel k(S: tensor<u32>[1], A: tensor<f32>[16, 16], Y: tensor<f32>[32]) {\n  Y[ctx.lane] = A[S[0] + u32(ctx.lane), 0]\n}\n";
+    let start = vec![(
+        "S",
+        Input::Data {
+            shape: vec![1],
+            values: vec![4294967288.0],
+        },
+    )];
+    let (code, text) = fault(element, launch(&[], start));
+    assert_eq!(code, Code::E0510);
+    assert!(
+        text.contains("A[4294967288, 0] is outside A's shape [16, 16]"),
+        "{text}"
+    );
+    let block = "@launch(32)\nkernel k(S: tensor<u32>[1], A: tensor<f16>[16, 16], Y: tensor<f32>[32, 8]) {\n  let a = mma_load_a<over ctx.lane>(A[S[0] :+ 16, 0 :+ 16])\n  for i in range(8) {\n    Y[ctx.lane, i] = f32(a[i]) + 1.0\n  }\n}\n";
+    let compilation = compiler_core::compile(block);
+    let ir = compiler_core::ir::print(compilation.ir().unwrap_or_else(|d| panic!("{d:?}")));
+    assert!(ir.contains("add.u32"), "{ir}");
+    let far = Input::Data {
+        shape: vec![1],
+        values: vec![4294967200.0],
+    };
+    let output = compilation
+        .run(&launch(&[], vec![("S", far), ("A", Input::Iota)]))
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let Arg::Tensor(y) = &output.args.params[2] else {
+        panic!("Y is a tensor")
+    };
+    assert!((0..y.len()).all(|i| y.value(i) == Some(1.0)));
 }

@@ -174,7 +174,8 @@ fn the_work_counts_a_gemms_products_on_the_tensor_cores() {
 /// A tile product of f16 tiles into f32, 32 x 48 x 32 (multiples of m16n8k16) over two CTAs of
 /// four warps: on tensor cores at 32-lane warps, element by element in `mma`'s order at 4, 8
 /// and 64 lanes (the same IR, the other branch of `tensor_cores`). Every warp width gives the
-/// same bits, and only the 32-lane run counts tensor-core work.
+/// same bits, and every width counts the same tile-product work (2 m n k), which each target
+/// charges to its own unit: the tensor cores from sm_80, the FP32 pipe on sm_70.
 const TILE_PRODUCT: &str = "@launch(128)
 kernel tile_product(A: tensor<f16>[32, 48], B: tensor<f16>[48, 64], C: tensor<f32>[32, 64]) {
   let c = 32 * ctx.block.x
@@ -209,7 +210,11 @@ fn a_tile_product_on_tensor_cores_gives_the_same_bits_at_every_warp_width() {
         let output = profiled
             .output
             .unwrap_or_else(|d| panic!("{lanes} lanes: {d:?}"));
-        let tensor_flops = profiled.profile.map_or(0, |p| p.work.tensor_flops);
+        let profile = profiled.profile.unwrap_or_else(|why| panic!("{why}"));
+        let work = &profile.work;
+        assert_eq!(work.tensor_flops, 0, "{lanes} lanes");
+        let per_target = compiler_core::target::Arch::ALL.map(|arch| work.on(arch));
+        let tensor_flops = work.tile_product_flops;
         let f32s = |i| -> Vec<f32> {
             values(tensor(&output.args, i))
                 .iter()
@@ -218,18 +223,29 @@ fn a_tile_product_on_tensor_cores_gives_the_same_bits_at_every_warp_width() {
         };
         (
             tensor(&output.args, 2).bits.clone(),
-            tensor_flops,
+            (tensor_flops, per_target),
             f32s(0),
             f32s(1),
         )
     };
     let (bits, flops, a, b) = run(32);
-    // Two CTAs, each 8 blocks of 16 x 8 (32 x 32) by three mma (48 = 3 x 16): 48 mma of 4096.
-    assert_eq!(flops, 2 * 8 * 3 * 4096);
+    // Two CTAs, each 8 blocks of 16 x 8 (32 x 32) by three mma (48 = 3 x 16): 48 mma of 4096,
+    // or as many FP32 operations on sm_70. The `+=` of `acc` is the FP32 pipe's everywhere.
+    let product = 2 * 8 * 3 * 4096;
+    let adds = 32 * 64;
+    assert_eq!(flops.0, product);
+    assert_eq!(
+        flops.1,
+        [
+            Some((adds + product, 0)),
+            Some((adds, product)),
+            Some((adds, product))
+        ]
+    );
     for lanes in [4, 8, 64] {
         let (other, other_flops, _, _) = run(lanes);
         assert_eq!(other, bits, "{lanes} lanes");
-        assert_eq!(other_flops, 0, "{lanes} lanes");
+        assert_eq!(other_flops, flops, "{lanes} lanes");
     }
     // The rule, computed here: per 16 values of k, the exact products summed from the first,
     // then the running total added; then `acc` (+0) plus the product.
@@ -272,5 +288,130 @@ fn a_tile_product_takes_mma_sync_from_sm_80_and_its_other_branch_on_sm_70() {
             "{}",
             arch.name()
         );
+    }
+}
+
+/// The issue's tile product (f16 → f32, 64 products of 32 × 32 × 32 in a loop, 128 threads):
+/// sm_70's PTX runs it on the FP32 pipe, so V100's line is at least (4,194,304 + 65,536) /
+/// 15.7e12 = 0.271 µs, at any warp width; A100 and H100 charge the products to the tensor
+/// cores at 32 lanes and at 8 alike (the simulator's branch does not pick the pipe).
+#[test]
+fn each_gpus_line_charges_what_its_own_ptx_executes() {
+    let source = "@launch(128)
+kernel k(A: tensor<f16>[32, 32], B: tensor<f16>[32, 32], C: tensor<f32>[32, 32]) {
+  let ta = A[0 :+ 32, 0 :+ 32]
+  let tb = B[0 :+ 32, 0 :+ 32]
+  var acc = tile<f32>[32, 32](0.0)
+  for i in range(64) {
+    acc += ta @ tb
+  }
+  C[0 :+ 32, 0 :+ 32] = acc
+}
+";
+    let compilation = compiler_core::compile(source);
+    let mut lines = Vec::new();
+    for lanes in [32, 8] {
+        let launch = Launch {
+            lanes,
+            inputs: [
+                ("A".to_owned(), Input::Rand(1)),
+                ("B".to_owned(), Input::Rand(2)),
+            ]
+            .into(),
+            ..Launch::default()
+        };
+        let prepared = compilation
+            .prepare(&launch, compiler_core::RunLimits::TERMINAL)
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let profile = prepared
+            .simulate_profiled()
+            .profile
+            .unwrap_or_else(|why| panic!("{why}"));
+        assert_eq!(profile.work.tile_product_flops, 4_194_304, "{lanes} lanes");
+        assert_eq!(profile.work.flops(), 65_536, "{lanes} lanes");
+        let text = profile.roofline_text(None);
+        let v100 = text
+            .lines()
+            .find(|l| l.contains("sm_70 V100"))
+            .unwrap_or_default();
+        assert!(
+            v100.contains("compute-bound, at least 0.271 µs") && !v100.contains("tensor"),
+            "{lanes} lanes: {text}"
+        );
+        for gpu in ["sm_80 A100", "sm_90 H100"] {
+            let line = text.lines().find(|l| l.contains(gpu)).unwrap_or_default();
+            assert!(line.contains("on tensor cores"), "{lanes} lanes: {text}");
+        }
+        lines.push(text.lines().find(|l| l.contains("V100")).map(str::to_owned));
+    }
+    // The traffic (and so the intensity) depends on the warp width; the V100's bound does not.
+    assert_eq!(lines[0], lines[1]);
+}
+
+/// A kernel with its own `mma` has no sm_70 PTX (E0522): its V100 line says so instead of
+/// charging tensor cores V100's PTX cannot use.
+#[test]
+fn a_kernel_with_mma_has_no_v100_line() {
+    let example =
+        compiler_core::examples::find("mma_gemm").unwrap_or_else(|| panic!("no example mma_gemm"));
+    let compilation = compiler_core::compile(example.source);
+    let prepared = compilation
+        .prepare(&example.launch, compiler_core::RunLimits::TERMINAL)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let profile = prepared
+        .simulate_profiled()
+        .profile
+        .unwrap_or_else(|why| panic!("{why}"));
+    let text = profile.roofline_text(None);
+    assert!(
+        text.contains("sm_70 V100: no PTX (the kernel's mma needs sm_80 or later, E0522)"),
+        "{text}"
+    );
+    assert_eq!(profile.work.on(compiler_core::target::Arch::Sm70), None);
+}
+
+/// A GEMM at ragged sizes (M = 12, K = 24, N = 6) with one warp's 16 × 8 block: the slices
+/// reach past the tensors on every axis, and outside is per axis (a column past a row's end
+/// is outside, never the next row's element): loads read 0 there and the store drops those
+/// elements, so C is exactly A · B and nothing else is written.
+pub const RAGGED: &str = "@launch(32)
+kernel ragged(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N]) {
+  var acc = array<f32>[4](0.0)
+  for k in range(0, K, 16) {
+    let a = mma_load_a<over ctx.lane>(A[0 :+ 16, k :+ 16])
+    let b = mma_load_b<over ctx.lane>(B[k :+ 16, 0 :+ 8])
+    acc = mma<over ctx.lane>(a, b, acc)
+  }
+  mma_store<over ctx.lane>(C[0 :+ 16, 0 :+ 8], acc)
+}
+";
+
+#[test]
+fn slices_at_a_tensors_edge_read_zeros_and_drop_stores_axis_by_axis() {
+    let (m, k, n) = (12usize, 24usize, 6usize);
+    let launch = Launch {
+        dims: [
+            ("M".to_owned(), m as i64),
+            ("K".to_owned(), k as i64),
+            ("N".to_owned(), n as i64),
+        ]
+        .into(),
+        inputs: [("A".to_owned(), Input::Iota), ("B".to_owned(), Input::Iota)].into(),
+        ..Launch::default()
+    };
+    let output = compiler_core::compile(RAGGED)
+        .run(&launch)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let (a, b, c) = (
+        values(tensor(&output.args, 0)),
+        values(tensor(&output.args, 1)),
+        values(tensor(&output.args, 2)),
+    );
+    assert_eq!(c.len(), m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k).map(|q| a[i * k + q] * b[q * n + j]).sum();
+            assert_eq!(c[i * n + j], want, "C[{i}, {j}]");
+        }
     }
 }

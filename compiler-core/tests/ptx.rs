@@ -620,3 +620,55 @@ fn ptxas_accepts_a_constant_array_index_past_the_end() {
         );
     }
 }
+
+/// A 64-bit per-thread array, in registers (every index a constant) and in `.local` memory (an
+/// index known at run time), assembles for every target with whole 64-bit moves, loads and
+/// stores: its fill and element moves had been `mov.b32` of `.b64` registers (refused), its
+/// `.local` elements 4 bytes wide, stored by a `.u32` that keeps the low word only.
+#[test]
+fn ptxas_accepts_64_bit_per_thread_arrays() {
+    let source = "@launch(32)\nkernel k(X: tensor<u64>[N], Y: tensor<u64>[N]) {\n  let i = ctx.thread\n  var s = array<u64>[4](1)\n  var m = array<i64>[4](0)\n  for q in range(4) {\n    s[q] = X[i] * u64(q + 1) ^ s[q]\n    m[(i + q) & 3] = i64(q) - 5\n  }\n  Y[i] = s[0] + s[3] + bitcast<u64>(m[i & 3])\n}\n";
+    for arch in Arch::ALL {
+        let text = ptx(source, arch).text;
+        assert!(text.contains("mov.b64"), "{text}");
+        assert!(!text.contains("mov.b32 %rd"), "{text}");
+        assert!(text.contains("st.local.s64"), "{text}");
+        assert!(text.contains("ld.local.s64"), "{text}");
+        assert!(text.contains("mul.wide.s32 %rd"), "{text}");
+        let output = assemble("wide_arrays", &text, arch);
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            arch.name(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+/// E0522 is the matrix instruction's: loads and stores at the fragment map (the tensor-cores
+/// page's `held`) are plain loads and stores, and assemble for sm_70 too; a kernel with an
+/// `mma` is refused there, at the `mma`.
+#[test]
+fn only_the_matrix_instruction_needs_sm_80() {
+    let held = "@launch(32)\nkernel held(A: tensor<f16>[16, 16], Held: tensor<f32>[32, 8]) {\n  let a = mma_load_a<over ctx.lane>(A[0 :+ 16, 0 :+ 16])\n  for i in range(8) {\n    Held[ctx.lane, i] = f32(a[i])\n  }\n}\n";
+    for arch in Arch::ALL {
+        let output = assemble("held", &ptx(held, arch).text, arch);
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            arch.name(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let product = "@launch(32)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 8], C: tensor<f32>[16, 8]) {\n  let a = mma_load_a<over ctx.lane>(A[0 :+ 16, 0 :+ 16])\n  let b = mma_load_b<over ctx.lane>(B[0 :+ 16, 0 :+ 8])\n  var acc = array<f32>[4](0.0)\n  acc = mma<over ctx.lane>(a, b, acc)\n  mma_store<over ctx.lane>(C[0 :+ 16, 0 :+ 8], acc)\n}\n";
+    let refused = compiler_core::compile(product)
+        .ptx(None, Arch::Sm70)
+        .expect_err("sm_70 has no mma");
+    let at = product.find("mma<over").unwrap();
+    assert!(
+        refused
+            .iter()
+            .any(|d| d.code == compiler_core::Code::E0522 && d.span.start == at),
+        "{refused:?}"
+    );
+}

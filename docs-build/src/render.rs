@@ -472,12 +472,7 @@ fn counted(
     // The run's every operation and byte, for the rates of the reader's GPU time.
     let counts = [profile.work.all_flops(), profile.global_bytes()];
     if roofline {
-        html += &charts::roofline(
-            profile.work.flops(),
-            profile.work.tensor_flops,
-            counts[1],
-            None,
-        );
+        html += &charts::roofline(&profile.work, counts[1], None);
     }
     Ok((html, counts))
 }

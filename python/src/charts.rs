@@ -112,12 +112,7 @@ impl Profile {
             .transpose()
             .map_err(|why: String| error(py, "LaunchError", why))?;
         let work = &self.counts.work;
-        let figure = charts::roofline(
-            work.flops(),
-            work.tensor_flops,
-            self.counts.global_bytes(),
-            None,
-        );
+        let figure = charts::roofline(work, self.counts.global_bytes(), None);
         let text = match self.counts.roofline_text(arch) {
             text if text.is_empty() => "no roofline: the run moved no global memory\n".to_owned(),
             text => text,

@@ -20,6 +20,7 @@
 
 mod arrays;
 mod builtins;
+mod edges;
 mod expressions;
 mod functions;
 mod matrix;
@@ -143,6 +144,7 @@ pub fn check(file: &File) -> Checked {
         checked.names.extend(names);
         checked.diagnostics.extend(diagnostics);
         swaps::lint(&kernel.body, &mut checked.diagnostics);
+        edges::lint(kernel, &mut checked.diagnostics);
     }
     for program in &file.programs {
         if let Some(first) = seen.insert(program.name.name.clone(), program.name.span) {

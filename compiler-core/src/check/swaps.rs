@@ -105,7 +105,7 @@ pub(super) fn lint(body: &Block, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn statements<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Expr>) {
+pub(super) fn statements<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Expr>) {
     for stmt in stmts {
         match &stmt.kind {
             StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => {

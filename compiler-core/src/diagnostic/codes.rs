@@ -28,7 +28,7 @@ pub enum Phase {
 impl Code {
     /// Whether the code is a warning's (a lint): it never stops a run.
     pub fn is_warning(self) -> bool {
-        matches!(self, Code::E0405 | Code::E0406 | Code::E0407)
+        matches!(self, Code::E0405 | Code::E0406 | Code::E0407 | Code::E0408)
     }
 }
 
@@ -148,6 +148,8 @@ codes! {
         E0406 => "a read depends on an atomic's old value, and relaxed atomics order nothing else (a warning)",
         // The hierarchy's indices and counts (a warning).
         E0407 => "an index where a count belongs, or a count where an index belongs: ctx.thread and ctx.threads swapped (a warning)",
+        // Slices at a tensor's edge (a warning).
+        E0408 => "a slice reaches past a tensor's literal extents: its elements outside load as 0 and are not stored (a warning)",
     }
     Lower {
         E0501 => "the checker accepts this, but this version cannot run it yet",

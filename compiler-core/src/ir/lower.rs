@@ -73,6 +73,7 @@ impl Lowering {
             indexed_tiles: Vec::new(),
             named_tiles: Vec::new(),
             matrix: None,
+            mma: None,
             dims: Vec::new(),
             derived: Vec::new(),
             regs: Vec::new(),
@@ -175,6 +176,7 @@ impl Lowering {
             span: kernel.span,
             cluster: None,
             matrix: self.matrix,
+            mma: self.mma,
         };
         super::tiles::pad_tiles(&mut lowered, &indexed);
         super::reuse::reuse_tiles(&mut lowered, &named);
@@ -548,10 +550,21 @@ impl Lowering {
         indices
             .iter()
             .filter_map(|index| match index {
-                IndexArg::Single(e) => Some(self.expr(e, Some(Scalar::I32)).0),
+                IndexArg::Single(e) => Some(self.index(e).0),
                 _ => None,
             })
             .collect()
+    }
+
+    /// An index or a slice's start, and its type: `i32`, or `u32` where the source's is one
+    /// (its arithmetic stays unsigned; a `u32` past 2^31 - 1 is outside every tensor either
+    /// way, and a fault names it as the `u32` it is).
+    pub(super) fn index(&mut self, e: &ast::Expr) -> (Operand, Scalar) {
+        let (operand, ty) = self.expr(e, Some(Scalar::I32));
+        match ty {
+            Scalar::U32 => (operand, ty),
+            _ => (operand, Scalar::I32),
+        }
     }
 }
 

@@ -34,6 +34,8 @@ pub(super) struct Lowering {
     pub(super) named_tiles: Vec<bool>,
     /// The first matrix operation lowered (`Kernel::matrix`).
     pub(super) matrix: Option<Span>,
+    /// The first `mma` lowered (`Kernel::mma`).
+    pub(super) mma: Option<Span>,
     pub(super) dims: Vec<String>,
     pub(super) derived: Vec<DerivedDim>,
     pub(super) regs: Vec<RegInfo>,

@@ -4,7 +4,8 @@
 //! a fragment is a per-thread array ([`LocalArray`], every index a constant, so registers);
 //! a load fills it element by element, each lane loading the element `crate::mma`'s table
 //! gives it (row and column computed from `ctx.lane`), and a store writes each lane's elements
-//! the same way; `mma` is one statement, [`StmtKind::Mma`], which the simulator computes by the
+//! the same way (of a tensor, guarded: an element outside it, axis by axis, loads as 0 and is
+//! not stored, as a tile copy's); `mma` is one statement, [`StmtKind::Mma`], which the simulator computes by the
 //! rule (`crate::mma::multiply`), PTX emits as `mma.sync.aligned.m16n8k16`, and WGSL gets from
 //! [`expand`]: shuffles that bring each lane the rows of A and columns of B its elements of D
 //! need, and `f32` products and sums in the rule's order, so WGSL gives the simulator's bits.
@@ -70,6 +71,7 @@ impl Lowering {
                 self.load_fragment(operand, &block, array, span);
             }
             "mma" => {
+                self.mma.get_or_insert(span);
                 let named = |l: &Self, e: &ast::Expr| match &e.kind {
                     ExprKind::Name(n) => match l.lookup(n) {
                         Some(Binding::Local(a)) => Some(a),
@@ -127,7 +129,7 @@ impl Lowering {
                 Memory::Tensor(tensor) => Op::Load {
                     tensor,
                     indices,
-                    guarded: false,
+                    guarded: true,
                 },
                 Memory::Tile(shared) => Op::SharedLoad {
                     array: shared,
@@ -168,7 +170,7 @@ impl Lowering {
                         tensor,
                         indices,
                         value,
-                        guarded: false,
+                        guarded: true,
                     },
                     span,
                 ),
@@ -202,17 +204,27 @@ impl Lowering {
             let IndexArg::Tile { start, .. } = index else {
                 return None;
             };
-            starts.push(self.expr(start, Some(Scalar::I32)).0);
+            starts.push(self.index(start));
         }
-        let [row, col] = starts.try_into().ok()?;
-        Some(Block2 { memory, row, col })
+        let [(row, row_ty), (col, col_ty)] = starts.try_into().ok()?;
+        Some(Block2 {
+            memory,
+            row,
+            col,
+            types: [row_ty, col_ty],
+        })
     }
 
     /// Where this lane's fragment of `operand` starts in `block`: the row and column of lane
     /// 0's element 0 plus what the lane adds to every element (the table's form: its group,
     /// `lane / 4`, on one axis, twice its place in the group on the other). Computed once a
     /// load or store; each element adds only its constant (`element_indices`).
-    fn lane_origin(&mut self, operand: Matrix, block: &Block2, span: Span) -> [Operand; 2] {
+    fn lane_origin(
+        &mut self,
+        operand: Matrix,
+        block: &Block2,
+        span: Span,
+    ) -> [(Operand, Scalar); 2] {
         let i = Scalar::I32;
         let lane = self.value(Op::Ctx(CtxField::Lane), i, span);
         let group = self.value(
@@ -234,9 +246,25 @@ impl Lowering {
             Matrix::B => (pair, group),
             Matrix::A | Matrix::C => (group, pair),
         };
+        // In each start's own type: a `u32` start stays a `u32` index.
+        let [row_ty, col_ty] = block.types;
         [
-            self.value(Op::Binary(BinaryOp::Add, i, block.row, down), i, span),
-            self.value(Op::Binary(BinaryOp::Add, i, block.col, across), i, span),
+            (
+                self.value(
+                    Op::Binary(BinaryOp::Add, row_ty, block.row, down),
+                    row_ty,
+                    span,
+                ),
+                row_ty,
+            ),
+            (
+                self.value(
+                    Op::Binary(BinaryOp::Add, col_ty, block.col, across),
+                    col_ty,
+                    span,
+                ),
+                col_ty,
+            ),
         ]
     }
 
@@ -247,7 +275,7 @@ impl Lowering {
     fn element_indices(
         &mut self,
         operand: Matrix,
-        origin: [Operand; 2],
+        origin: [(Operand, Scalar); 2],
         index: u32,
         offsets: &mut Vec<((usize, u32), Operand)>,
         span: Span,
@@ -257,7 +285,7 @@ impl Lowering {
             .into_iter()
             .zip([row, col])
             .enumerate()
-            .map(|(axis, (at, fixed))| {
+            .map(|(axis, ((at, ty), fixed))| {
                 if fixed == 0 {
                     return at;
                 }
@@ -265,8 +293,8 @@ impl Lowering {
                     return made;
                 }
                 let made = self.value(
-                    Op::Binary(BinaryOp::Add, Scalar::I32, at, Operand::Const(fixed)),
-                    Scalar::I32,
+                    Op::Binary(BinaryOp::Add, ty, at, Operand::Const(fixed)),
+                    ty,
                     span,
                 );
                 offsets.push(((axis, fixed), made));
@@ -283,11 +311,25 @@ pub(super) enum Memory {
     Tile(usize),
 }
 
-/// A 16 × 16 or 16 × 8 block: its memory and first row and column.
+/// A 16 × 16 or 16 × 8 block: its memory and first row and column, and their types (`i32`,
+/// or `u32` where the source's start is one: its index arithmetic stays in that type).
 pub(super) struct Block2 {
     pub(super) memory: Memory,
     pub(super) row: Operand,
     pub(super) col: Operand,
+    pub(super) types: [Scalar; 2],
+}
+
+impl Block2 {
+    /// A block at `i32` starts.
+    pub(super) fn at(memory: Memory, row: Operand, col: Operand) -> Self {
+        Self {
+            memory,
+            row,
+            col,
+            types: [Scalar::I32; 2],
+        }
+    }
 }
 
 /// The first [`StmtKind::Mma`] in `block`, at any depth: where a target without it says so.

@@ -73,6 +73,9 @@ pub struct Kernel {
     /// The first of the kernel's matrix operations (`matrix.rs`), if it has one: each lane's
     /// fragment is then the table's for 32-lane warps, the only warps it runs with.
     pub matrix: Option<Span>,
+    /// The first of the source's `mma`s, if it has one: the matrix instruction a target may
+    /// lack (E0522). Loads and stores at the fragment map are plain loads and stores.
+    pub mma: Option<Span>,
 }
 
 /// A dimension computed from others when the kernel is launched: `Kernel::dims[dim]` is its

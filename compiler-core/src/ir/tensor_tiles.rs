@@ -121,7 +121,7 @@ impl Lowering {
                 }
                 lw.counted(k / 16, span, |lw, step| {
                     let k0 = times(lw, step, 16);
-                    let tile = |memory, row, col| Block2 { memory, row, col };
+                    let tile = Block2::at;
                     lw.load_fragment(Matrix::A, &tile(Memory::Tile(a), row, k0), fa, span);
                     lw.load_fragment(Matrix::B, &tile(Memory::Tile(b), k0, col), fb, span);
                     lw.emit(
@@ -134,11 +134,7 @@ impl Lowering {
                         span,
                     );
                 });
-                let block = Block2 {
-                    memory: Memory::Tile(out),
-                    row,
-                    col,
-                };
+                let block = Block2::at(Memory::Tile(out), row, col);
                 lw.store_fragment(&block, fc, span);
             },
         );

@@ -19,8 +19,13 @@ const BLOCKED: u32 = 8;
 
 /// Where a tile operation's elements come from, per axis of the tensor.
 enum Axis {
-    /// A tile axis: `start :+ length`, or a whole axis (`start` 0).
-    Range { start: Operand, length: u32 },
+    /// A tile axis: `start :+ length`, or a whole axis (`start` 0); `ty` is the start's index
+    /// type (`Lowering::index`), which its element indices keep.
+    Range {
+        start: Operand,
+        ty: Scalar,
+        length: u32,
+    },
     /// A single index: the axis is dropped from the tile's shape.
     Fixed(Operand),
 }
@@ -724,18 +729,19 @@ impl Lowering {
         let mut axes = Vec::new();
         for (index, dim) in indices.iter().zip(&dims) {
             axes.push(match index {
-                IndexArg::Single(e) => Axis::Fixed(self.expr(e, Some(Scalar::I32)).0),
+                IndexArg::Single(e) => Axis::Fixed(self.index(e).0),
                 IndexArg::Tile { start, length } => {
-                    let start = self.expr(start, Some(Scalar::I32)).0;
+                    let (start, ty) = self.index(start);
                     let length = match length.kind {
                         ExprKind::Int(Some(n)) => n as u32,
                         _ => return None,
                     };
-                    Axis::Range { start, length }
+                    Axis::Range { start, ty, length }
                 }
                 IndexArg::Whole(_) => match dim {
                     DimRef::Literal(n) => Axis::Range {
                         start: Operand::Const(0),
+                        ty: Scalar::I32,
                         length: *n,
                     },
                     DimRef::Dim(_) => return None,
@@ -750,13 +756,9 @@ impl Lowering {
         axes.iter()
             .map(|axis| match axis {
                 Axis::Fixed(index) => *index,
-                Axis::Range { start, .. } => {
+                Axis::Range { start, ty, .. } => {
                     let offset = local.next().copied().unwrap_or(Operand::Const(0));
-                    self.value(
-                        Op::Binary(BinaryOp::Add, Scalar::I32, *start, offset),
-                        Scalar::I32,
-                        span,
-                    )
+                    self.value(Op::Binary(BinaryOp::Add, *ty, *start, offset), *ty, span)
                 }
             })
             .collect()

@@ -1,6 +1,6 @@
 //! Per-thread arrays in PTX: a register per element where every index is a constant
 //! ([`LocalArray::in_registers`]), else `.local` memory, 4 bytes an element (an `f16` as its
-//! `f32` value, a `bool` as 0 or 1), addressed by the flat index. The listing says which, in a
+//! `f32` value, a `bool` as 0 or 1) and 8 for an `i64` or `u64`, addressed by the flat index. The listing says which, in a
 //! comment at the kernel's head. An `f16` array's element registers are `.b16`, holding the
 //! `f16` itself (a read converts it to the `f32` the spec's `f16` arithmetic uses, a write
 //! rounds back, exactly: its values are `f16`s): so a tensor-core fragment reaches `mma`
@@ -42,11 +42,12 @@ impl Emitter<'_> {
                     out,
                     "    // per-thread array {what}: an index known at run time, so .local memory"
                 );
+                let size = local_size(array.element);
                 let _ = writeln!(
                     out,
-                    "    .local .align 4 .b8 {}[{}];",
+                    "    .local .align {size} .b8 {}[{}];",
                     self.local_symbol(i),
-                    array.len() * 4
+                    array.len() * size
                 );
             }
         }
@@ -62,12 +63,13 @@ impl Emitter<'_> {
 
     fn local_address(&mut self, array: usize, index: Operand) -> String {
         let symbol = self.local_symbol(array);
+        let size = local_size(self.kernel.locals[array].element);
         let index = self.src(index, Scalar::I32);
         let base = self.temp(Kind::B64);
         let offset = self.temp(Kind::B64);
         let address = self.temp(Kind::B64);
         self.line(format!("mov.u64 {base}, {symbol};"), None);
-        self.line(format!("mul.wide.s32 {offset}, {index}, 4;"), None);
+        self.line(format!("mul.wide.s32 {offset}, {index}, {size};"), None);
         self.line(format!("add.s64 {address}, {base}, {offset};"), None);
         address
     }
@@ -195,19 +197,22 @@ pub(super) fn register_kind(element: Scalar) -> Kind {
     }
 }
 
-fn move_type(element: Scalar) -> &'static str {
-    match kind_of(element) {
-        Kind::Pred => "pred",
-        Kind::F32 => "f32",
-        _ => "b32",
+/// The bytes an element takes in `.local` memory.
+fn local_size(element: Scalar) -> usize {
+    match element {
+        Scalar::I64 | Scalar::U64 => 8,
+        _ => 4,
     }
 }
 
-/// The 4-byte type an element is kept in: an `f16` register holds its `f32` value.
+/// The type an element is kept in in `.local` memory: an `f16` as its `f32` value, a 64-bit
+/// integer whole (a `.u32` store of its register would keep the low word only).
 fn local_type(element: Scalar) -> &'static str {
     match element {
         Scalar::F32 | Scalar::F16 => "f32",
         Scalar::I32 => "s32",
+        Scalar::I64 => "s64",
+        Scalar::U64 => "u64",
         _ => "u32",
     }
 }

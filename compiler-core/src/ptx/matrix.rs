@@ -15,7 +15,7 @@ use super::*;
 
 impl Emitter<'_> {
     pub(super) fn mma(&mut self, a: usize, b: usize, c: usize, d: usize) {
-        if self.arch == Arch::Sm70 {
+        if !self.arch.has_mma() {
             // Only a tile product's, under `tensor_cores` (0 here): never reached.
             self.line(
                 "trap; // sm_70 has no mma.m16n8k16: the tile product's other branch runs",

@@ -195,7 +195,7 @@ pub fn emit_module(
 pub fn emit(kernel: &Kernel, source: &str, arch: Arch, guard: Guard) -> Result<Ptx, Diagnostic> {
     // The source's own matrix operations; a tile product's `mma`s (`ir/tiles.rs`) sit under
     // `tensor_cores`, 0 on sm_70, whose other branch computes the same product.
-    if let (Arch::Sm70, Some(at)) = (arch, kernel.matrix) {
+    if let (false, Some(at)) = (arch.has_mma(), kernel.mma) {
         return Err(Diagnostic::error(
             Code::E0522,
             at,
@@ -428,13 +428,19 @@ impl<'a> Emitter<'a> {
     fn load(&mut self, d: &str, space: &str, element: Scalar, address: &str, p: Option<&str>) {
         let guard = p.map(|p| format!("@{p} ")).unwrap_or_default();
         if element == Scalar::F16 {
-            let h = match p {
-                None => self.f16_into.take(),
-                Some(_) => None,
-            };
-            let h = h.unwrap_or_else(|| self.temp(Kind::B16));
-            self.line(format!("{guard}ld.{space}.b16 {h}, [{address}];"), None);
-            self.line(format!("{guard}cvt.f32.f16 {d}, {h};"), None);
+            match (self.f16_into.take(), p) {
+                // Into a fragment's element register, which holds +0 where the load is outside.
+                (Some(h), Some(_)) => {
+                    self.line(format!("mov.b16 {h}, 0x0000;"), None);
+                    self.line(format!("{guard}ld.{space}.b16 {h}, [{address}];"), None);
+                    self.line(format!("cvt.f32.f16 {d}, {h};"), None);
+                }
+                (h, _) => {
+                    let h = h.unwrap_or_else(|| self.temp(Kind::B16));
+                    self.line(format!("{guard}ld.{space}.b16 {h}, [{address}];"), None);
+                    self.line(format!("{guard}cvt.f32.f16 {d}, {h};"), None);
+                }
+            }
         } else {
             let t = memory_type(element);
             self.line(format!("{guard}ld.{space}.{t} {d}, [{address}];"), None);
@@ -717,13 +723,13 @@ impl<'a> Emitter<'a> {
     }
 
     /// The `.b16` element register `next` stores `stmt`'s loaded `f16` into, where the two
-    /// fuse: an unguarded `f16` load into a register that `next` stores, at a constant index,
-    /// into an `f16` array in registers.
+    /// fuse: an `f16` load into a register that `next` stores, at a constant index, into an
+    /// `f16` array in registers (a guarded load's element register is +0 outside).
     fn fused_element(&self, stmt: &Stmt, next: &Stmt) -> Option<String> {
         let StmtKind::Let { dst, op } = &stmt.kind else {
             return None;
         };
-        let loads = matches!(op, Op::Load { guarded: false, .. } | Op::SharedLoad { .. });
+        let loads = matches!(op, Op::Load { .. } | Op::SharedLoad { .. });
         let StmtKind::LocalStore {
             array,
             index: Operand::Const(at),

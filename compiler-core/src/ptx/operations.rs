@@ -30,7 +30,7 @@ impl<'a> Emitter<'a> {
                     CtxField::Threads => self.kernel.threads.to_string(),
                     CtxField::Warps => self.kernel.threads.div_ceil(WARP).to_string(),
                     CtxField::Lanes => WARP.to_string(),
-                    CtxField::TensorCores => u32::from(self.arch != Arch::Sm70).to_string(),
+                    CtxField::TensorCores => u32::from(self.arch.has_mma()).to_string(),
                     CtxField::Block(a) => format!("%ctaid.{}", axis(*a)),
                     CtxField::Blocks(a) => format!("%nctaid.{}", axis(*a)),
                 };
@@ -564,6 +564,7 @@ mod tests {
             span: Span { start: 0, end: 0 },
             cluster: None,
             matrix: None,
+            mma: None,
         }
     }
 

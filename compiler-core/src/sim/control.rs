@@ -55,10 +55,16 @@ impl<'a> Cta<'a> {
             }
             self.stats.lane_ops += active;
             self.trace_before(stmt, mask);
-            if self.profile.is_some() {
+            let mut tile_product = false;
+            if let Some(counter) = self.profile.as_deref_mut() {
+                tile_product = counter.enter(stmt);
                 self.profile_before(stmt, mask);
             }
-            self.stmt(stmt, mask)?;
+            let result = self.stmt(stmt, mask);
+            if let (true, Some(counter)) = (tile_product, self.profile.as_deref_mut()) {
+                counter.leave();
+            }
+            result?;
             self.trace_after(stmt, mask);
             if !matches!(
                 stmt.kind,

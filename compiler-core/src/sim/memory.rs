@@ -72,7 +72,9 @@ impl<'a> Cta<'a> {
             })
     }
 
-    /// "5, 300" and "4, 256": the coordinates thread `t` used and the shape, for a fault.
+    /// "5, 300" and "4, 256": the coordinates thread `t` used and the shape, for a fault. An
+    /// index is read as an `i32`, or as a `u32` where its register is one (`ir`'s
+    /// `Lowering::index`): 4294967288, not -8.
     pub(super) fn describe_access(
         &self,
         indices: &[Operand],
@@ -81,7 +83,15 @@ impl<'a> Cta<'a> {
     ) -> (String, String) {
         let coordinates: Vec<String> = indices
             .iter()
-            .map(|i| (self.get(*i, t) as i32).to_string())
+            .map(|i| {
+                let bits = self.get(*i, t);
+                match i {
+                    Operand::Reg(r) if self.kernel.regs[r.0 as usize].ty == Scalar::U32 => {
+                        bits.to_string()
+                    }
+                    _ => (bits as i32).to_string(),
+                }
+            })
             .collect();
         let shape: Vec<String> = shape.iter().map(usize::to_string).collect();
         (coordinates.join(", "), shape.join(", "))

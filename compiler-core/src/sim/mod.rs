@@ -49,7 +49,7 @@ pub use compare::{compare_tensor, Comparison, FLOAT_TOLERANCE};
 pub use fault::{CtaOrder, Fault, Waits, INTERRUPTED};
 pub use profile::{
     bank_of, conflict_degree, element_bytes, sector_of, sectors, stored_word, word_of, AccessSite,
-    ArrayPlace, MemoryProfile, BANKS, LINE_BYTES, PARTIALS, SECTOR_BYTES,
+    ArrayPlace, MemoryProfile, Work, BANKS, LINE_BYTES, PARTIALS, SECTOR_BYTES,
 };
 pub use trace::{
     Barrier, Exchange, LaneState, Memory, MemoryAccess, Step, Threads, Trace, TraceLimits,
@@ -471,8 +471,7 @@ fn run_profiled_words(
     observers: Observers,
 ) -> (Result<Stats, Fault>, MemoryProfile) {
     observed_in_order(args, options, observers, |args, options, observers| {
-        let mut counter = profile::Counter::default();
-        counter.arrays = profile::ArrayPlace::of(kernel);
+        let mut counter = profile::Counter::new(kernel);
         let result = run_observed(kernel, args, options, observers, None, Some(&mut counter));
         (result, counter.finish())
     })
@@ -603,7 +602,7 @@ impl<'a> Global<'a> {
                 .map(|_| {
                     let trace = &trace;
                     scope.spawn(move || {
-                        let mut counter = counted.then(profile::Counter::default);
+                        let mut counter = counted.then(|| profile::Counter::new(self.kernel));
                         let stats = self.run_ctas(trace, counter.as_mut());
                         (stats, counter)
                     })

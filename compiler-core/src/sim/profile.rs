@@ -256,7 +256,10 @@ pub struct MemoryProfile {
 /// a GPU runs them as sequences or special units. A warp `sum` or `prefix_sum` counts the adds
 /// of its butterfly: log2 of the warp's width a lane. Loads, stores, moves, casts and selects
 /// are not arithmetic. A warp's matrix operation (`mma`, m16n8k16) counts 2 · 16 · 8 · 16 =
-/// 4096 operations a warp, on the tensor cores, apart from the FP32 pipe's.
+/// 4096 operations a warp, on the tensor cores, apart from the FP32 pipe's. A tile product
+/// that may run on tensor cores (`acc += a @ b` of `f16` tiles into `f32`, `ir/tensor_tiles.rs`)
+/// is counted apart again, 2 · m · n · k either way: each target runs it on the unit its own
+/// PTX uses ([`Work::on`]), whichever branch the simulator took.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Work {
     pub float_adds: u64,
@@ -267,6 +270,10 @@ pub struct Work {
     /// Floating-point operations on the tensor cores: 4096 a warp's `mma`.
     #[serde(default)]
     pub tensor_flops: u64,
+    /// Floating-point operations of tile products that run on the tensor cores where the
+    /// target has them and on the FP32 pipe elsewhere.
+    #[serde(default)]
+    pub tile_product_flops: u64,
 }
 
 impl Work {
@@ -278,7 +285,18 @@ impl Work {
 
     /// Every floating-point operation: the FP32 pipe's and the tensor cores'.
     pub fn all_flops(&self) -> u64 {
-        self.flops() + self.tensor_flops
+        self.flops() + self.tensor_flops + self.tile_product_flops
+    }
+
+    /// The operations `arch`'s PTX runs on the FP32 pipe and on the tensor cores: a tile
+    /// product on the tensor cores where it has `mma`, on the FP32 pipe elsewhere. `None` where
+    /// the kernel has no PTX for `arch` (its own `mma` on sm_70: E0522).
+    pub fn on(&self, arch: crate::target::Arch) -> Option<(u64, u64)> {
+        match arch.has_mma() {
+            true => Some((self.flops(), self.tensor_flops + self.tile_product_flops)),
+            false if self.tensor_flops > 0 => None,
+            false => Some((self.flops() + self.tile_product_flops, 0)),
+        }
     }
 
     fn add(&mut self, other: &Work) {
@@ -288,6 +306,7 @@ impl Work {
         self.float_other += other.float_other;
         self.int_ops += other.int_ops;
         self.tensor_flops += other.tensor_flops;
+        self.tile_product_flops += other.tile_product_flops;
     }
 
     /// Counts `op` run by `active` lanes of warps `lanes` wide.
@@ -332,6 +351,29 @@ pub(super) struct Counter {
     elements: Vec<u64>,
     work: Work,
     pub(super) arrays: Vec<ArrayPlace>,
+    /// The conditions of the kernel's tile products' branches on `tensor_cores`
+    /// ([`tile_product_conditions`]), and how deep the run is inside such a branch now.
+    tile_conditions: Vec<Reg>,
+    tile_depth: u32,
+}
+
+/// The registers that hold `tensor_cores != 0`: each tile product's branch between `mma` and
+/// the FP32 pipe (`ir/tensor_tiles.rs`) tests one.
+fn tile_product_conditions(kernel: &Kernel) -> Vec<Reg> {
+    let mut present = Vec::new();
+    let mut conditions = Vec::new();
+    kernel.visit(&mut |stmt| match stmt {
+        StmtKind::Let {
+            dst,
+            op: Op::Ctx(CtxField::TensorCores),
+        } => present.push(*dst),
+        StmtKind::Let {
+            dst,
+            op: Op::Compare(_, _, Operand::Reg(r), _),
+        } if present.contains(r) => conditions.push(*dst),
+        _ => {}
+    });
+    conditions
 }
 
 /// Where PTX keeps a per-thread array: the memory view says it.
@@ -373,6 +415,27 @@ impl ArrayPlace {
 
 impl Counter {
     /// Adds what another thread counted (sums and maxima, so the order does not matter).
+    /// A counter for a run of `kernel`.
+    pub(super) fn new(kernel: &Kernel) -> Self {
+        Self {
+            arrays: ArrayPlace::of(kernel),
+            tile_conditions: tile_product_conditions(kernel),
+            ..Self::default()
+        }
+    }
+
+    /// Whether `stmt` is a tile product's branch on `tensor_cores`; if so, the run is inside
+    /// one until [`Counter::leave`].
+    pub(super) fn enter(&mut self, stmt: &Stmt) -> bool {
+        let entered = matches!(&stmt.kind, StmtKind::If { condition: Operand::Reg(r), .. } if self.tile_conditions.contains(r));
+        self.tile_depth += u32::from(entered);
+        entered
+    }
+
+    pub(super) fn leave(&mut self) {
+        self.tile_depth -= 1;
+    }
+
     pub(super) fn merge(&mut self, other: Counter) {
         self.work.add(&other.work);
         for place in other.arrays {
@@ -428,6 +491,7 @@ impl From<MemoryProfile> for Counter {
             elements: Vec::new(),
             work: profile.work,
             arrays: profile.arrays,
+            ..Counter::default()
         }
     }
 }
@@ -597,13 +661,28 @@ impl<'a> Cta<'a> {
         if let (StmtKind::Let { op, .. }, Some(counter)) = (&stmt.kind, self.profile.as_deref_mut())
         {
             let active = mask.iter().filter(|&&m| m).count() as u64;
-            counter.work.count(op, active, self.options.lanes);
+            match counter.tile_depth {
+                0 => counter.work.count(op, active, self.options.lanes),
+                _ => {
+                    // A tile product's: its floating-point work apart, on whichever unit.
+                    let mut work = Work::default();
+                    work.count(op, active, self.options.lanes);
+                    counter.work.tile_product_flops += work.flops();
+                    work.float_adds = 0;
+                    work.float_muls = 0;
+                    work.float_fmas = 0;
+                    counter.work.add(&work);
+                }
+            }
         }
         if let (StmtKind::Mma { .. }, Some(counter)) = (&stmt.kind, self.profile.as_deref_mut()) {
             let warps =
                 mask.iter().filter(|&&m| m).count() as u64 / u64::from(crate::mma::MMA_LANES);
-            counter.work.tensor_flops +=
-                warps * u64::from(2 * crate::mma::M * crate::mma::N * crate::mma::K);
+            let flops = warps * u64::from(2 * crate::mma::M * crate::mma::N * crate::mma::K);
+            match counter.tile_depth {
+                0 => counter.work.tensor_flops += flops,
+                _ => counter.work.tile_product_flops += flops,
+            }
         }
         if let StmtKind::Let {
             op: Op::Reduce(_, Over::Cta, ..),
@@ -845,6 +924,9 @@ impl MemoryProfile {
             match w.tensor_flops {
                 0 => String::new(),
                 n => format!("; {n} floating-point operations on the tensor cores (mma, 4096 a warp)"),
+            } + &match w.tile_product_flops {
+                0 => String::new(),
+                n => format!("; {n} floating-point operations of tile products (2 m n k each: on the tensor cores from sm_80, on the FP32 pipe on sm_70)"),
             },
             self.global_bytes(),
             self.requested_bytes(),
@@ -876,10 +958,18 @@ impl MemoryProfile {
             .filter(|a| arch.is_none_or(|only| only == *a));
         for arch in archs {
             let peak = arch.peak();
-            let (seconds, bound) =
-                peak.least_seconds(w.flops(), w.tensor_flops, self.global_bytes());
+            // What this target's own PTX executes on each unit.
+            let Some((flops, tensor_flops)) = w.on(arch) else {
+                text += &format!(
+                    "  {} {}: no PTX (the kernel's mma needs sm_80 or later, E0522)\n",
+                    arch.name(),
+                    peak.gpu
+                );
+                continue;
+            };
+            let (seconds, bound) = peak.least_seconds(flops, tensor_flops, self.global_bytes());
             let bound = bound.name();
-            let tensor = match w.tensor_flops {
+            let tensor = match tensor_flops {
                 0 => String::new(),
                 _ => format!(
                     ", {:.0} on tensor cores",

@@ -89,14 +89,7 @@ pub fn MemoryView(
                 .profile
                 .as_ref()
                 .ok()
-                .map(|p| {
-                    charts::roofline(
-                        p.work.flops(),
-                        p.work.tensor_flops,
-                        p.global_bytes(),
-                        gpu_seconds.get(),
-                    )
-                });
+                .map(|p| charts::roofline(&p.work, p.global_bytes(), gpu_seconds.get()));
             let poor = rows.iter().filter(|r| r.poor).count();
             let summary = match (rows.len(), poor) {
                 (0, _) => "The kernel reads and writes no tensor or tile.".to_owned(),
