@@ -131,7 +131,7 @@ impl ProgramChecker<'_> {
                                 Code::E0124,
                                 element.span,
                                 format!(
-                                    "a temporary tensor holds f32, f16, i32, u32, i8 or u8, not `{}`",
+                                    "a temporary tensor holds f32, f16, i32, u32, i64, u64, i8 or u8, not `{}`",
                                     element.name
                                 ),
                             )

@@ -348,7 +348,7 @@ impl KernelChecker {
                                 element.span,
                                 format!("`{}` is not a tensor element type", element.name),
                             )
-                            .with_label("expected f32, f16, i32, u32, i8 or u8"),
+                            .with_label("expected f32, f16, i32, u32, i64, u64, i8 or u8"),
                         );
                         None
                     }

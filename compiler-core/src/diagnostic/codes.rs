@@ -98,7 +98,7 @@ codes! {
         E0121 => "@launch takes an integer literal from 1 to 1024",
         E0122 => "an attribute is unknown or given twice",
         E0123 => "@cluster names one of the kernel's dimensions and a positive super-tile size",
-        E0124 => "a tensor has rank 1 to 4 and an element type f32, f16, i32, u32, i8 or u8",
+        E0124 => "a tensor has rank 1 to 4 and an element type f32, f16, i32, u32, i64, u64, i8 or u8",
         E0125 => "@cluster's dimension is on one axis of each tensor",
         E0126 => "under @cluster, a kernel writes only tensors the cluster slices",
         E0127 => "a tensor's extent is a number, a dimension, or an integer expression of them",

@@ -173,7 +173,7 @@ pub const CUDA_NAMES: &[CudaName] = &[
         "__activemask",
         "__activemask()",
         "ballot<over ctx.lane>(true)",
-        "",
+        "needs warp-uniform control: inside a divergent branch it is refused (E0402)",
         "u = ballot<over ctx.lane>(true)",
     ),
     entry(
@@ -285,7 +285,7 @@ pub const CUDA_NAMES: &[CudaName] = &[
         "fmaf",
         "fmaf(a, b, c)",
         "fma(a, b, c)",
-        "rounded once",
+        "rounded once on the simulator and PTX; WGSL may round twice",
         "x = fma(x, 2.0, 1.0)",
     ),
     entry(

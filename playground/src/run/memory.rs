@@ -26,7 +26,8 @@ pub struct MemoryRow {
     /// "global read", "shared write", …
     pub memory: String,
     pub requests: u64,
-    /// Global: sectors per request and efficiency; shared: the conflict, worst and mean.
+    /// Global: sectors per request and the share of moved bytes asked for; shared: the conflict,
+    /// worst and mean.
     pub figures: String,
     pub poor: bool,
 }
