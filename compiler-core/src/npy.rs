@@ -76,6 +76,31 @@ pub fn write(element: Scalar, shape: &[usize], bits: &[u32]) -> Vec<u8> {
         Ok(out.into_inner())
     }
     let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
+    // A 4-byte element's bits are its little-endian bytes: npyz's header, then the bytes at
+    // once (npyz writes an element at a time, about 20 ns each: 1.3 s for 2^26 of them).
+    fn header<T: npyz::AutoSerialize>(shape: &[u64], capacity: usize) -> Vec<u8> {
+        let mut out = Cursor::new(Vec::with_capacity(capacity));
+        let writer = npyz::WriteOptions::<T>::new()
+            .default_dtype()
+            .shape(shape)
+            .writer(&mut out)
+            .begin_nd();
+        // Dropped with no element written: it leaves the header alone (its count check fails,
+        // and a drop ignores that).
+        drop(writer);
+        out.into_inner()
+    }
+    let capacity = 128 + 4 * bits.len();
+    let whole = match element {
+        Scalar::F32 => Some(header::<f32>(&shape, capacity)),
+        Scalar::I32 => Some(header::<i32>(&shape, capacity)),
+        Scalar::U32 => Some(header::<u32>(&shape, capacity)),
+        _ => None,
+    };
+    if let Some(mut out) = whole.filter(|h| !h.is_empty()) {
+        out.extend(bits.iter().flat_map(|b| b.to_le_bytes()));
+        return out;
+    }
     let written = match Elements::of(element, bits) {
         Elements::F32(v) => typed(&shape, v),
         Elements::F16(v) => typed(&shape, v),
@@ -253,6 +278,49 @@ pub fn zip(files: &[(String, Vec<u8>)]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The 4-byte types' header-then-bytes path writes what npyz writes element by element.
+    #[test]
+    fn four_byte_tensors_are_written_as_npyz_writes_them() {
+        fn npyz_bytes<T: npyz::AutoSerialize>(shape: &[u64], values: Vec<T>) -> Vec<u8> {
+            let mut out = Cursor::new(Vec::new());
+            let mut writer = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(shape)
+                .writer(&mut out)
+                .begin_nd()
+                .unwrap_or_else(|e| panic!("{e}"));
+            writer.extend(values).unwrap_or_else(|e| panic!("{e}"));
+            writer.finish().unwrap_or_else(|e| panic!("{e}"));
+            out.into_inner()
+        }
+        let bits: Vec<u32> = vec![
+            1.5f32.to_bits(),
+            f32::NAN.to_bits() | 5,
+            0x8000_0000,
+            7,
+            0xffff_ffff,
+            12,
+        ];
+        let floats = bits.iter().map(|&b| f32::from_bits(b)).collect();
+        assert_eq!(
+            write(Scalar::F32, &[2, 3], &bits),
+            npyz_bytes(&[2, 3], floats)
+        );
+        let ints = bits.iter().map(|&b| b as i32).collect();
+        assert_eq!(
+            write(Scalar::I32, &[3, 2], &bits),
+            npyz_bytes(&[3, 2], ints)
+        );
+        assert_eq!(
+            write(Scalar::U32, &[6], &bits),
+            npyz_bytes(&[6], bits.clone())
+        );
+        assert_eq!(
+            write(Scalar::U32, &[0], &[]),
+            npyz_bytes::<u32>(&[0], Vec::new())
+        );
+    }
 
     #[test]
     fn every_element_type_reads_back_as_written_bit_for_bit() {

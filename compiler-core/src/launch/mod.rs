@@ -169,12 +169,41 @@ impl Input {
 }
 
 /// SplitMix64: small, fast and the same on every platform.
+/// What splitmix64 adds to its state each step.
+const SPLITMIX_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
+
 fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    *state = state.wrapping_add(SPLITMIX_STEP);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// `f(0)`, …, `f(count - 1)`: a large tensor in a part per core where there are threads (not
+/// in the browser's WebAssembly), so that making a run's inputs scales as its CTAs do.
+fn in_parts(count: usize, f: impl Fn(usize) -> u32 + Sync) -> Vec<u32> {
+    let mut out = vec![0; count];
+    let cores = match cfg!(target_arch = "wasm32") || count < 1 << 20 {
+        true => 1,
+        false => std::thread::available_parallelism().map_or(1, usize::from),
+    };
+    let part = count.div_ceil(cores.max(1)).max(1);
+    let fill = |(index, chunk): (usize, &mut [u32])| {
+        for (offset, slot) in chunk.iter_mut().enumerate() {
+            *slot = f(index * part + offset);
+        }
+    };
+    if cores <= 1 {
+        out.chunks_mut(part).enumerate().for_each(fill);
+    } else {
+        std::thread::scope(|scope| {
+            for chunk in out.chunks_mut(part).enumerate() {
+                scope.spawn(|| fill(chunk));
+            }
+        });
+    }
+    out
 }
 
 fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
@@ -197,20 +226,18 @@ fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
         Input::Zeros => vec![element.bits(0.0); count],
         Input::Ones => vec![element.bits(1.0); count],
         Input::Iota => (0..count).map(|i| element.bits(i as f64)).collect(),
-        Input::Rand(seed) => {
-            let mut state = *seed;
-            (0..count)
-                .map(|_| {
-                    let r = splitmix(&mut state);
-                    match element {
-                        Scalar::F32 | Scalar::F16 => {
-                            element.bits((r >> 40) as f64 / (1u64 << 23) as f64 - 1.0)
-                        }
-                        _ => (r % 100) as u32,
-                    }
-                })
-                .collect()
-        }
+        // Element `i` is splitmix64's `i + 1`th output from the seed, so parts of the tensor
+        // are drawn apart, on the machine's cores (the same values in any split).
+        Input::Rand(seed) => in_parts(count, |i| {
+            let mut state = seed.wrapping_add((i as u64).wrapping_mul(SPLITMIX_STEP));
+            let r = splitmix(&mut state);
+            match element {
+                Scalar::F32 | Scalar::F16 => {
+                    element.bits((r >> 40) as f64 / (1u64 << 23) as f64 - 1.0)
+                }
+                _ => (r % 100) as u32,
+            }
+        }),
         Input::Data { values, .. } => values.iter().map(|v| element.bits(*v)).collect(),
         Input::Bits { bits, .. } => bits.clone(),
     }

@@ -136,6 +136,23 @@ impl<'a> Cta<'a> {
             }
             StmtKind::LocalStore {
                 array,
+                index: Operand::Const(at),
+                coordinates,
+                value,
+            } if self.constant_element(*array, *at, coordinates) => {
+                let len = self.kernel.locals[*array].len();
+                let values = self.load(0, *value);
+                let local = &mut self.locals[*array];
+                for (t, (v, m)) in values.iter().zip(mask.iter()).enumerate() {
+                    if *m {
+                        local[t * len + *at as usize] = *v;
+                    }
+                }
+                self.scratch[0] = values;
+                Ok(())
+            }
+            StmtKind::LocalStore {
+                array,
                 index,
                 coordinates,
                 value,

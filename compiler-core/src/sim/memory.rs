@@ -490,6 +490,17 @@ fn cross_cta(word: u64, cta: u32, thread: u32, how: Touch) -> Option<u64> {
 }
 
 impl Cta<'_> {
+    /// Whether the constant index `at` (with `coordinates`, all constants) lies inside array
+    /// `array` for every thread alike: then no thread can fault there.
+    pub(super) fn constant_element(&self, array: usize, at: u32, coordinates: &[Operand]) -> bool {
+        let local = &self.kernel.locals[array];
+        (at as usize) < local.len()
+            && coordinates
+                .iter()
+                .zip(&local.shape)
+                .all(|(c, &extent)| matches!(c, Operand::Const(c) if *c < extent))
+    }
+
     /// Where thread `t`'s element `index` of its array `array` is, or E0518 outside it (or,
     /// for a two-axis array, with one of its `coordinates` outside that axis).
     pub(super) fn local_element(

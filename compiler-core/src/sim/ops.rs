@@ -179,6 +179,24 @@ impl<'a> Cta<'a> {
                 }
                 Ok(())
             }
+            // A constant index inside the array (an unrolled loop's): one check, then each
+            // thread's element, as a register copy costs.
+            Op::LocalLoad {
+                array,
+                index: Operand::Const(at),
+                coordinates,
+            } if self.constant_element(*array, *at, coordinates) => {
+                let len = self.kernel.locals[*array].len();
+                let start = dst.0 as usize * threads;
+                let local = &self.locals[*array];
+                let out = &mut self.regs[start..start + threads];
+                for (t, (o, m)) in out.iter_mut().zip(mask).enumerate() {
+                    if *m {
+                        *o = local[t * len + *at as usize];
+                    }
+                }
+                Ok(())
+            }
             Op::LocalLoad {
                 array,
                 index,
