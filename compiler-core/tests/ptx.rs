@@ -661,10 +661,10 @@ fn only_the_matrix_instruction_needs_sm_80() {
         );
     }
     let product = "@launch(32)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 8], C: tensor<f32>[16, 8]) {\n  let a = mma_load_a<over ctx.lane>(A[0 :+ 16, 0 :+ 16])\n  let b = mma_load_b<over ctx.lane>(B[0 :+ 16, 0 :+ 8])\n  var acc = array<f32>[4](0.0)\n  acc = mma<over ctx.lane>(a, b, acc)\n  mma_store<over ctx.lane>(C[0 :+ 16, 0 :+ 8], acc)\n}\n";
-    let refused = compiler_core::compile(product)
-        .ptx(None, Arch::Sm70)
-        .expect_err("sm_70 has no mma");
-    let at = product.find("mma<over").unwrap();
+    let Err(refused) = compiler_core::compile(product).ptx(None, Arch::Sm70) else {
+        panic!("sm_70 has no mma")
+    };
+    let at = product.find("mma<over").unwrap_or_default();
     assert!(
         refused
             .iter()
