@@ -262,12 +262,15 @@ test.describe('the docs on a phone, by touch', () => {
 test('the tensor-core page runs its GEMM on mma in the page, and WebGPU agrees bit for bit', async ({ page }) => {
   await page.goto('/docs/tensor-cores');
   await expect(page.getByRole('heading', { level: 1, name: 'Tensor cores' })).toBeVisible();
-  // Its roofline has each target's tensor-core roof beside the FP32 one, and says the split.
+  // Its roofline has the tensor-core roof of each target whose PTX has mma (sm_80, sm_90)
+  // beside the FP32 ones, says the split, and gives V100 (sm_70, no mma: E0522) no mark.
   const roofline = page.getByTestId('roofline');
-  await expect(roofline.locator('polyline.roof')).toHaveCount(6);
-  await expect(roofline.locator('polyline.roof.tensor')).toHaveCount(3);
+  await expect(roofline.locator('polyline.roof')).toHaveCount(5);
+  await expect(roofline.locator('polyline.roof.tensor')).toHaveCount(2);
   await expect(roofline.locator('figcaption')).toContainText('of them on the tensor cores');
+  await expect(roofline.locator('figcaption')).toContainText('V100 (sm_70) has no PTX for its mma: no mark.');
   await expect(roofline.locator('.point[aria-label*="H100 (sm_90)"]')).toHaveCount(1);
+  await expect(roofline.locator('.point[aria-label*="V100 (sm_70)"]')).toHaveCount(0);
   const kernel = page.getByTestId('kernel').filter({ hasText: 'kernel mma_gemm' });
   await kernel.getByTestId('kernel-run').click();
   await expect(kernel.getByTestId('sim-status')).toContainText('Simulator:');
