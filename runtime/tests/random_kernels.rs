@@ -388,6 +388,17 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
         1,
         Just("for c in range(4) {\n  r[c] = r[c] ^ (v + c)\n}".to_owned()).boxed(),
     ));
+    // Issue 67's 64-bit per-thread arrays: every index a constant (registers on PTX, whose
+    // moves had been `mov.b32` of `.b64` registers), and an index known at run time (`.local`,
+    // 8 bytes an element).
+    options.push((
+        1,
+        Just("if true {\n  var q = array<u64>[4](u64(bitcast<u32>(v)) | 1)\n  for c in range(4) {\n    q[c] = q[c] * 6364136223846793005 + u64(c + a)\n  }\n  v = v ^ i32(q[1] >> 33) ^ i32(q[3] >> 40)\n}".to_owned()).boxed(),
+    ));
+    options.push((
+        1,
+        Just("if true {\n  var q = array<i64>[4](i64(v) << 31)\n  q[(v + a) & 3] += i64(a) * 3000000019\n  v = v ^ i32(q[a & 3] >> 20) ^ i32(q[(a + 1) & 3] >> 35)\n}".to_owned()).boxed(),
+    ));
     if control != Control::Varying {
         options.push((1, Just("v = warp_total(v)".to_owned()).boxed()));
     }
@@ -459,10 +470,21 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
         // A tile of X in shared memory (a cooperative copy and a barrier), read per thread;
         // `if true` opens a scope, so two tiles never share a name.
         // `& (len - 1)` keeps the index in the tile even when `a` is negative (`%` would not).
-        let tile = (prop::sample::select(vec![16, 32, 64]), 0i32..8).prop_map(|(len, shift)| {
-            let mask = len - 1;
-            format!("if true {{\n  var t = X[ctx.block.x * ctx.threads + {shift} :+ {len}]\n  v = v + t[(ctx.thread + a) & {mask}]\n}}")
-        });
+        // The start is past the tensor's end in the last CTA and (issue 67) before its start
+        // in the first (`- 40`), or a `u32`: elements outside read as 0 on every backend.
+        let tile = (
+            prop::sample::select(vec![16, 32, 64]),
+            -40i32..8,
+            any::<bool>(),
+        )
+            .prop_map(|(len, shift, unsigned)| {
+                let mask = len - 1;
+                let start = match unsigned {
+                    true => format!("bitcast<u32>(ctx.block.x * ctx.threads + {shift})"),
+                    false => format!("ctx.block.x * ctx.threads + {shift}"),
+                };
+                format!("if true {{\n  var t = X[{start} :+ {len}]\n  v = v + t[(ctx.thread + a) & {mask}]\n}}")
+            });
         options.push((1, tile.boxed()));
         // Tile expressions whose operands are tiles of their own, which share storage once
         // dead (issue 55, `ir/reuse.rs`): the second expression's slice takes the first's.
@@ -888,6 +910,12 @@ fn the_generator_draws_every_kind_of_statement() {
         "cta_offset(a)",
         "r[(v + a) & 3] +=",
         "for c in range(4)",
+        // Issue 67's: 64-bit arrays in registers and in `.local`, slices before a tensor's
+        // start, `u32` starts.
+        "q[c] = q[c] * 6364136223846793005",
+        "q[(v + a) & 3] +=",
+        "ctx.threads + -",
+        "X[bitcast<u32>(",
     ] {
         let count = sources.iter().filter(|s| s.contains(construct)).count();
         assert!(
@@ -896,4 +924,51 @@ fn the_generator_draws_every_kind_of_statement() {
             sources.len()
         );
     }
+}
+
+/// The generator's kernels assemble with NVIDIA's ptxas for sm_70 and sm_90, so a class of
+/// PTX that ptxas refuses is caught on a machine without a GPU (issue 67's 64-bit arrays in
+/// registers were: `mov.b32` of a `.b64` register). The first 48 kernels, among them 64-bit
+/// arrays in registers and in `.local`.
+#[test]
+fn random_kernels_assemble_with_ptxas() {
+    use compiler_core::ptx::Arch;
+    use proptest::strategy::ValueTree;
+    let ptxas = common::ptxas();
+    let mut runner = TestRunner::deterministic();
+    let strategy = kernel();
+    let sources: Vec<String> = (0..48)
+        .filter_map(|_| strategy.new_tree(&mut runner).ok())
+        .map(|tree| tree.current().0)
+        .collect();
+    assert!(sources.iter().any(|s| s.contains("array<u64>")));
+    assert!(sources.iter().any(|s| s.contains("array<i64>")));
+    let dir = std::env::temp_dir();
+    let mut failures = Vec::new();
+    for (n, source) in sources.iter().enumerate() {
+        for arch in [Arch::Sm70, Arch::Sm90] {
+            let ptx = match compiler_core::compile(source).ptx(None, arch) {
+                Ok(ptx) => ptx,
+                Err(d) => panic!("{d:?}\n{source}"),
+            };
+            let path = dir.join(format!("tessera-random-{}-{n}.ptx", std::process::id()));
+            std::fs::write(&path, &ptx.text).unwrap_or_else(|e| panic!("{e}"));
+            let output = std::process::Command::new(&ptxas)
+                .args(["--gpu-name", arch.name(), "-o"])
+                .arg(path.with_extension("cubin"))
+                .arg(&path)
+                .output()
+                .unwrap_or_else(|e| panic!("ptxas: {e}"));
+            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_file(path.with_extension("cubin"));
+            if !output.status.success() {
+                failures.push(format!(
+                    "{}: {}\n{source}",
+                    arch.name(),
+                    String::from_utf8_lossy(&output.stderr)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

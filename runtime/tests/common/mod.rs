@@ -18,3 +18,21 @@ pub fn cuda_or_skip(what: &str) -> Option<CudaGpu> {
         }
     }
 }
+
+/// `$PTXAS`, else the copy `make test` puts in `.tools/venv` (random_kernels.rs's alone).
+#[allow(dead_code)]
+pub fn ptxas() -> std::path::PathBuf {
+    if let Some(path) = std::env::var_os("PTXAS") {
+        return path.into();
+    }
+    let lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/venv/lib");
+    let found = std::fs::read_dir(&lib).ok().and_then(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .map(|e| e.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas"))
+            .find(|p| p.exists())
+    });
+    found.unwrap_or_else(|| {
+        panic!("ptxas not found: set PTXAS or run `make test`, which installs it")
+    })
+}
