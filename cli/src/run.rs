@@ -171,7 +171,8 @@ fn read_npy(path: &Path, name: &str, element: Scalar) -> Result<Input, String> {
 
 /// Writes an output in C (row-major) order, the order of the kernel's tensors, always.
 fn write_npy(path: &Path, element: Scalar, shape: &[usize], bits: &[u32]) -> std::io::Result<()> {
-    std::fs::write(path, compiler_core::npy::write(element, shape, bits))
+    let mut file = std::fs::File::create(path)?;
+    compiler_core::npy::write_to(&mut file, element, shape, bits)
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
@@ -210,11 +211,12 @@ pub fn run(args: &RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut prepared = match compilation.prepare(&launch, RunLimits::TERMINAL) {
+    let threads = args.threads.map_or_else(default_threads, |n| n as usize);
+    let mut prepared = match compilation.prepare(&launch, limits(threads)) {
         Ok(prepared) => prepared,
         Err(diagnostics) => return report(&diagnostics, &compilation, &args.file),
     };
-    prepared.options.threads = args.threads.map_or_else(default_threads, |n| n as usize);
+    prepared.options.threads = threads;
     let bar = crate::progress::Bar::new(prepared.ctas(), "CTAs");
     let advance = Arc::clone(&bar);
     prepared.progress = Some(Arc::new(move |done| advance.advance(done)));
@@ -317,11 +319,12 @@ fn run_program(
             return ExitCode::from(2);
         }
     };
-    let mut prepared = match compilation.prepare_program(&launch, RunLimits::TERMINAL) {
+    let threads = args.threads.map_or_else(default_threads, |n| n as usize);
+    let mut prepared = match compilation.prepare_program(&launch, limits(threads)) {
         Ok(prepared) => prepared,
         Err(diagnostics) => return report(&diagnostics, compilation, &args.file),
     };
-    prepared.run.options.threads = args.threads.map_or_else(default_threads, |n| n as usize);
+    prepared.run.options.threads = threads;
     let start = std::time::Instant::now();
     let result = match backend.run_program(&prepared, compilation.source()) {
         Some(ran) => ran,
@@ -347,6 +350,14 @@ fn run_program(
     );
     note_order_dependent_sums(output.stats);
     write_results(args, signature, &output.args.params)
+}
+
+/// The command line's limits, its generated inputs made on the run's `threads`.
+fn limits(threads: usize) -> RunLimits {
+    RunLimits {
+        threads,
+        ..RunLimits::TERMINAL
+    }
 }
 
 fn default_threads() -> usize {
@@ -482,24 +493,53 @@ fn launch_of(args: &RunArgs, kernel: &Kernel, lanes: u32) -> Result<Launch, Stri
     Ok(launch)
 }
 
-/// Prints each tensor, or writes it to `--out DIR/NAME.npy`.
+/// Prints each tensor, or writes it to `--out DIR/NAME.npy`: the files at once, a thread
+/// each, so that a large input written back does not hold up the others.
 fn write_results(args: &RunArgs, kernel: &Kernel, params: &[Arg]) -> ExitCode {
-    for (param, arg) in kernel.params.iter().zip(params) {
-        let Arg::Tensor(tensor) = arg else { continue };
-        match &args.out {
-            Some(dir) => {
-                let path = dir.join(format!("{}.npy", param.name()));
-                if let Err(error) = std::fs::create_dir_all(dir)
-                    .and_then(|_| write_npy(&path, tensor.element, &tensor.shape, &tensor.bits))
-                {
-                    eprintln!("error: cannot write {}: {error}", path.display());
-                    return ExitCode::from(2);
-                }
-            }
-            None => print_out(&(preview(param.name(), tensor) + "\n")),
+    let tensors = kernel
+        .params
+        .iter()
+        .zip(params)
+        .filter_map(|(param, arg)| match arg {
+            Arg::Tensor(tensor) => Some((param.name(), tensor)),
+            Arg::Scalar(_) => None,
+        });
+    let Some(dir) = &args.out else {
+        for (name, tensor) in tensors {
+            print_out(&(preview(name, tensor) + "\n"));
         }
+        return ExitCode::SUCCESS;
+    };
+    if let Err(error) = std::fs::create_dir_all(dir) {
+        eprintln!("error: cannot write {}: {error}", dir.display());
+        return ExitCode::from(2);
     }
-    ExitCode::SUCCESS
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let writers: Vec<_> = tensors
+            .map(|(name, tensor)| {
+                let path = dir.join(format!("{name}.npy"));
+                scope.spawn(move || {
+                    write_npy(&path, tensor.element, &tensor.shape, &tensor.bits)
+                        .map_err(|error| format!("cannot write {}: {error}", path.display()))
+                })
+            })
+            .collect();
+        writers
+            .into_iter()
+            .filter_map(|w| {
+                w.join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+                    .err()
+            })
+            .collect()
+    });
+    match failures.first() {
+        Some(failure) => {
+            eprintln!("error: {failure}");
+            ExitCode::from(2)
+        }
+        None => ExitCode::SUCCESS,
+    }
 }
 
 /// `mpirun -n P tessera run …`: each process is one node of the cluster (see `mpi_run`).

@@ -64,55 +64,76 @@ impl Elements {
 
 /// A tensor of `element` with `shape` and element bits `bits` as an `.npy` file's bytes.
 pub fn write(element: Scalar, shape: &[usize], bits: &[u32]) -> Vec<u8> {
-    fn typed<T: npyz::AutoSerialize>(shape: &[u64], values: Vec<T>) -> std::io::Result<Vec<u8>> {
-        let mut out = Cursor::new(Vec::new());
+    let mut out = Vec::with_capacity(128 + 4 * bits.len());
+    // Writing to memory cannot fail.
+    let _ = write_to(&mut out, element, shape, bits);
+    out
+}
+
+/// [`write`] into `out` (a file, say) as it goes: no copy of the whole file in memory first.
+/// A 4-byte element's bits are its little-endian bytes, so those tensors are npyz's header,
+/// then the bytes a block at a time (npyz writes an element at a time, about 20 ns each: 1.3 s
+/// for 2^26 of them); the others go through npyz whole.
+pub fn write_to(
+    out: &mut impl Write,
+    element: Scalar,
+    shape: &[usize],
+    bits: &[u32],
+) -> std::io::Result<()> {
+    fn typed<T: npyz::AutoSerialize>(
+        out: &mut impl Write,
+        shape: &[u64],
+        values: Vec<T>,
+    ) -> std::io::Result<()> {
+        let mut bytes = Cursor::new(Vec::new());
         let mut writer = npyz::WriteOptions::new()
             .default_dtype()
             .shape(shape)
-            .writer(&mut out)
+            .writer(&mut bytes)
             .begin_nd()?;
         writer.extend(values)?;
         writer.finish()?;
-        Ok(out.into_inner())
+        out.write_all(bytes.get_ref())
     }
-    let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
-    // A 4-byte element's bits are its little-endian bytes: npyz's header, then the bytes at
-    // once (npyz writes an element at a time, about 20 ns each: 1.3 s for 2^26 of them).
-    fn header<T: npyz::AutoSerialize>(shape: &[u64], capacity: usize) -> Vec<u8> {
-        let mut out = Cursor::new(Vec::with_capacity(capacity));
+    fn header<T: npyz::AutoSerialize>(shape: &[u64]) -> std::io::Result<Vec<u8>> {
+        let mut bytes = Cursor::new(Vec::new());
         let writer = npyz::WriteOptions::<T>::new()
             .default_dtype()
             .shape(shape)
-            .writer(&mut out)
-            .begin_nd();
+            .writer(&mut bytes)
+            .begin_nd()?;
         // Dropped with no element written: it leaves the header alone (its count check fails,
         // and a drop ignores that).
         drop(writer);
-        out.into_inner()
+        Ok(bytes.into_inner())
     }
-    let capacity = 128 + 4 * bits.len();
-    let whole = match element {
-        Scalar::F32 => Some(header::<f32>(&shape, capacity)),
-        Scalar::I32 => Some(header::<i32>(&shape, capacity)),
-        Scalar::U32 => Some(header::<u32>(&shape, capacity)),
+    let shape: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
+    let header = match element {
+        Scalar::F32 => Some(header::<f32>(&shape)?),
+        Scalar::I32 => Some(header::<i32>(&shape)?),
+        Scalar::U32 => Some(header::<u32>(&shape)?),
         _ => None,
     };
-    if let Some(mut out) = whole.filter(|h| !h.is_empty()) {
-        out.extend(bits.iter().flat_map(|b| b.to_le_bytes()));
-        return out;
+    if let Some(header) = header {
+        out.write_all(&header)?;
+        let mut block = Vec::with_capacity(4 << 16);
+        for part in bits.chunks(1 << 16) {
+            block.clear();
+            block.extend(part.iter().flat_map(|b| b.to_le_bytes()));
+            out.write_all(&block)?;
+        }
+        return Ok(());
     }
-    let written = match Elements::of(element, bits) {
-        Elements::F32(v) => typed(&shape, v),
-        Elements::F16(v) => typed(&shape, v),
-        Elements::I32(v) => typed(&shape, v),
-        Elements::U32(v) => typed(&shape, v),
-        Elements::I8(v) => typed(&shape, v),
-        Elements::U8(v) => typed(&shape, v),
-        Elements::I64(v) => typed(&shape, v),
-        Elements::U64(v) => typed(&shape, v),
-    };
-    // Writing to memory cannot fail.
-    written.unwrap_or_default()
+    match Elements::of(element, bits) {
+        Elements::F32(v) => typed(out, &shape, v),
+        Elements::F16(v) => typed(out, &shape, v),
+        Elements::I32(v) => typed(out, &shape, v),
+        Elements::U32(v) => typed(out, &shape, v),
+        Elements::I8(v) => typed(out, &shape, v),
+        Elements::U8(v) => typed(out, &shape, v),
+        Elements::I64(v) => typed(out, &shape, v),
+        Elements::U64(v) => typed(out, &shape, v),
+    }
 }
 
 /// A 64-bit tensor's elements from its words (low, high).

@@ -169,7 +169,13 @@ impl Module {
         let (ran, counts, info) = if program {
             let mut prepared = self
                 .compilation
-                .prepare_program(&launch, RunLimits::TERMINAL)
+                .prepare_program(
+                    &launch,
+                    RunLimits {
+                        threads,
+                        ..RunLimits::TERMINAL
+                    },
+                )
                 .map_err(|d| self.diagnosed(py, "LaunchError", &d))?;
             // The prepared run holds the arguments now: the launch's copy of the data goes.
             drop(launch);
@@ -198,7 +204,13 @@ impl Module {
         } else {
             let mut prepared = self
                 .compilation
-                .prepare(&launch, RunLimits::TERMINAL)
+                .prepare(
+                    &launch,
+                    RunLimits {
+                        threads,
+                        ..RunLimits::TERMINAL
+                    },
+                )
                 .map_err(|d| self.diagnosed(py, "LaunchError", &d))?;
             drop(launch);
             prepared.options.threads = threads;

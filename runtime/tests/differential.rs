@@ -673,3 +673,65 @@ fn a_timed_run_gives_the_untimed_results_and_the_times_of_its_dispatches() {
         Err(_) => assert!(!gpu.report.timestamps),
     }
 }
+
+/// Slices at a tensor's edge (issue 67) on lavapipe as on the simulator: a GEMM at ragged
+/// sizes whose `mma` loads reach past K and M and whose store reaches past M and N (outside
+/// is per axis: a column past a row's end is never the next row's element), and `u32` starts
+/// and indices. 32-lane warps emulated (an `mma` takes 32); the simulator's results are
+/// checked against the exact product in compiler-core/tests/mma.rs.
+#[test]
+fn slices_at_a_tensors_edge_run_as_the_simulator_says() {
+    let gpu = gpu();
+    let ragged = "@launch(32)
+kernel ragged(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N]) {
+  var acc = array<f32>[4](0.0)
+  for k in range(0, K, 16) {
+    let a = mma_load_a<over ctx.lane>(A[0 :+ 16, k :+ 16])
+    let b = mma_load_b<over ctx.lane>(B[k :+ 16, 0 :+ 8])
+    acc = mma<over ctx.lane>(a, b, acc)
+  }
+  mma_store<over ctx.lane>(C[0 :+ 16, 0 :+ 8], acc)
+}
+";
+    let launch = Launch {
+        dims: [("M", 12), ("K", 24), ("N", 6)]
+            .map(|(d, n)| (d.to_owned(), n))
+            .into(),
+        inputs: [("A".to_owned(), Input::Iota), ("B".to_owned(), Input::Iota)].into(),
+        ..Launch::default()
+    };
+    let unsigned = "@launch(64)
+kernel unsigned(S: tensor<u32>[2], A: tensor<f32>[8, 8], Y: tensor<f32>[64], Z: tensor<f32>[64]) {
+  let t = A[S[0] :+ 4, S[1] :+ 8]
+  Y[ctx.thread] = t[ctx.thread / 8 & 3, ctx.thread & 7]
+  Z[ctx.thread] = A[(S[1] + u32(ctx.thread)) & 7, 0]
+}
+";
+    let starts = Launch {
+        inputs: [
+            (
+                "S".to_owned(),
+                Input::Data {
+                    shape: vec![2],
+                    values: vec![6.0, 4294967292.0],
+                },
+            ),
+            ("A".to_owned(), Input::Iota),
+        ]
+        .into(),
+        ..Launch::default()
+    };
+    let mut failures = Vec::new();
+    failures.extend(compare_launch("ragged", ragged, &launch, 32, &|p| {
+        run(&gpu, p, WarpMode::Emulated)
+    }));
+    failures.extend(compare_launch("unsigned", unsigned, &starts, 32, &|p| {
+        run(&gpu, p, WarpMode::Emulated)
+    }));
+    if let Some(lanes) = gpu.report.fixed_subgroup_size() {
+        failures.extend(compare_launch("unsigned", unsigned, &starts, lanes, &|p| {
+            run(&gpu, p, WarpMode::Subgroups)
+        }));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

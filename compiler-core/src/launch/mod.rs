@@ -180,13 +180,15 @@ fn splitmix(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// `f(0)`, …, `f(count - 1)`: a large tensor in a part per core where there are threads (not
-/// in the browser's WebAssembly), so that making a run's inputs scales as its CTAs do.
-fn in_parts(count: usize, f: impl Fn(usize) -> u32 + Sync) -> Vec<u32> {
+/// `f(0)`, …, `f(count - 1)`: a large tensor in a part per thread (`threads`, 0 for the
+/// machine's cores; one in the browser's WebAssembly), so that making a run's inputs scales as
+/// its CTAs do.
+fn in_parts(count: usize, threads: usize, f: impl Fn(usize) -> u32 + Sync) -> Vec<u32> {
     let mut out = vec![0; count];
-    let cores = match cfg!(target_arch = "wasm32") || count < 1 << 20 {
-        true => 1,
-        false => std::thread::available_parallelism().map_or(1, usize::from),
+    let cores = match (cfg!(target_arch = "wasm32") || count < 1 << 20, threads) {
+        (true, _) => 1,
+        (false, 0) => std::thread::available_parallelism().map_or(1, usize::from),
+        (false, n) => n,
     };
     let part = count.div_ceil(cores.max(1)).max(1);
     let fill = |(index, chunk): (usize, &mut [u32])| {
@@ -206,7 +208,7 @@ fn in_parts(count: usize, f: impl Fn(usize) -> u32 + Sync) -> Vec<u32> {
     out
 }
 
-fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
+fn generate(input: &Input, element: Scalar, count: usize, threads: usize) -> Vec<u32> {
     if element.is_wide() {
         // Two words an element, the low first: data by its values, the others as the `i32`
         // generator gives them, sign-extended.
@@ -216,7 +218,7 @@ fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
                 .flat_map(|v| split_words(element.wide_bits(*v)))
                 .collect(),
             Input::Bits { bits, .. } => bits.clone(),
-            _ => generate(input, Scalar::I32, count)
+            _ => generate(input, Scalar::I32, count, threads)
                 .into_iter()
                 .flat_map(|w| split_words(w as i32 as i64 as u64))
                 .collect(),
@@ -225,10 +227,10 @@ fn generate(input: &Input, element: Scalar, count: usize) -> Vec<u32> {
     match input {
         Input::Zeros => vec![element.bits(0.0); count],
         Input::Ones => vec![element.bits(1.0); count],
-        Input::Iota => (0..count).map(|i| element.bits(i as f64)).collect(),
+        Input::Iota => in_parts(count, threads, |i| element.bits(i as f64)),
         // Element `i` is splitmix64's `i + 1`th output from the seed, so parts of the tensor
         // are drawn apart, on the machine's cores (the same values in any split).
-        Input::Rand(seed) => in_parts(count, |i| {
+        Input::Rand(seed) => in_parts(count, threads, |i| {
             let mut state = seed.wrapping_add((i as u64).wrapping_mul(SPLITMIX_STEP));
             let r = splitmix(&mut state);
             match element {
@@ -355,6 +357,9 @@ pub struct RunLimits {
     pub host: &'static str,
     /// What to do about a launch over `max_elements`, for the diagnostic's help.
     pub larger: &'static str,
+    /// The threads that make a large tensor's generated inputs (`rand:`, `iota`): 0 for the
+    /// machine's cores. The simulator's own threads are the run's option (`--threads`).
+    pub threads: usize,
 }
 
 impl RunLimits {
@@ -367,6 +372,7 @@ impl RunLimits {
         step_budget: 1 << 27,
         host: "a run from the command line",
         larger: "make the dimensions smaller",
+        threads: 0,
     };
     /// A run in a browser tab, in the playground's simulator worker: 64 MB of tensors (three
     /// times that with the inputs kept and the writers recorded, and once more in the page
@@ -377,6 +383,7 @@ impl RunLimits {
         step_budget: 1 << 29,
         host: "a run in the page",
         larger: "make the dimensions smaller here, or run the same launch from a terminal with `tessera run`",
+        threads: 1,
     };
 
     /// The step limit of a CTA of `threads` threads, when the launch sets none.

@@ -343,8 +343,9 @@ impl Launch {
         problems
     }
 
-    /// The simulator's arguments for `kernel`, for a launch without [`Launch::problems`].
-    pub(super) fn bind(&self, kernel: &Kernel) -> Args {
+    /// The simulator's arguments for `kernel`, for a launch without [`Launch::problems`], its
+    /// generated inputs made on `threads` ([`RunLimits::threads`]).
+    pub(super) fn bind(&self, kernel: &Kernel, threads: usize) -> Args {
         let dims = self.dimension_values(kernel).unwrap_or_default();
         let params = kernel
             .params
@@ -361,7 +362,7 @@ impl Launch {
                     Arg::Tensor(Tensor {
                         element: *element,
                         shape,
-                        bits: generate(input, *element, count),
+                        bits: generate(input, *element, count, threads),
                     })
                 }
             })

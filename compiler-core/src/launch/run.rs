@@ -108,7 +108,7 @@ impl<'k> PreparedRun<'k> {
         }
         Ok(Self {
             kernel,
-            args: launch.bind(kernel),
+            args: launch.bind(kernel, limits.threads),
             options: SimOptions {
                 lanes: launch.lanes,
                 step_limit: launch

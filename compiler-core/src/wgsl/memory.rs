@@ -91,10 +91,24 @@ impl<'k> Builder<'k> {
         indices: &[Operand],
         extents: &[Handle<E>],
     ) -> Handle<E> {
+        // A `u32` index (`ir`'s `Lowering::index`) is computed with the `i32` extents as the
+        // `i32` of its bits; a lone index is the caller's to bitcast.
+        let signed = |lw: &mut Self, block: &mut Block, index: Operand| {
+            let value = lw.operand(block, index, Scalar::I32);
+            match index {
+                Operand::Reg(r) if lw.reg_ty(r) == Scalar::U32 => {
+                    lw.bitcast(block, value, ScalarKind::Sint)
+                }
+                _ => value,
+            }
+        };
         let first = indices.first().copied().unwrap_or(Operand::Const(0));
-        let mut flat = self.operand(block, first, Scalar::I32);
+        let mut flat = match indices.len() {
+            1 => self.operand(block, first, Scalar::I32),
+            _ => signed(self, block, first),
+        };
         for (index, extent) in indices.iter().zip(extents).skip(1) {
-            let i = self.operand(block, *index, Scalar::I32);
+            let i = signed(self, block, *index);
             let scaled = self.binary(block, B::Multiply, flat, *extent);
             flat = self.binary(block, B::Add, scaled, i);
         }

@@ -737,12 +737,20 @@ impl<'k> Builder<'k> {
         self.add(block, E::Load { pointer })
     }
 
+    /// `o` as a value of `ty`; an `i32` register where a `u32` is asked for (a `u32` slice
+    /// start plus an `i32` offset) is bitcast to it, as WGSL takes no mixed operands.
     fn operand(&mut self, block: &mut Block, o: Operand, ty: Scalar) -> Handle<E> {
         let known = |r: Reg| self.constants.get(r.0 as usize).copied().flatten();
         match o {
             Operand::Reg(r) => match known(r) {
                 Some(bits) => self.constant(block, bits, ty),
-                None => self.load_reg(block, r),
+                None => {
+                    let value = self.load_reg(block, r);
+                    match (self.reg_ty(r), ty) {
+                        (Scalar::I32, Scalar::U32) => self.bitcast(block, value, ScalarKind::Uint),
+                        _ => value,
+                    }
+                }
             },
             Operand::Const(bits) => self.constant(block, bits, ty),
         }
