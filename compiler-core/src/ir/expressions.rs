@@ -277,6 +277,24 @@ impl Lowering {
             );
         }
         let op = binary_op(op).unwrap_or(BinaryOp::Add);
+        // Two 32-bit integer constants (an unrolled loop's `k + 1`): the result is one too,
+        // the same wrapping bits every target computes, and no statement to run.
+        if let (Operand::Const(x), Operand::Const(y), Scalar::I32 | Scalar::U32) =
+            (a, b, operand_type)
+        {
+            let folded = match op {
+                BinaryOp::Add => Some(x.wrapping_add(y)),
+                BinaryOp::Sub => Some(x.wrapping_sub(y)),
+                BinaryOp::Mul => Some(x.wrapping_mul(y)),
+                BinaryOp::And => Some(x & y),
+                BinaryOp::Or => Some(x | y),
+                BinaryOp::Xor => Some(x ^ y),
+                _ => None,
+            };
+            if let Some(bits) = folded {
+                return (Operand::Const(bits), operand_type);
+            }
+        }
         (
             self.value(Op::Binary(op, operand_type, a, b), operand_type, span),
             operand_type,

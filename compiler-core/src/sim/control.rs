@@ -140,12 +140,12 @@ impl<'a> Cta<'a> {
                 coordinates,
                 value,
             } if self.constant_element(*array, *at, coordinates) => {
-                let len = self.kernel.locals[*array].len();
                 let values = self.load(0, *value);
-                let local = &mut self.locals[*array];
-                for (t, (v, m)) in values.iter().zip(mask.iter()).enumerate() {
+                let from = *at as usize * self.threads;
+                let element = &mut self.locals[*array][from..from + self.threads];
+                for ((o, m), v) in element.iter_mut().zip(mask.iter()).zip(&values) {
                     if *m {
-                        local[t * len + *at as usize] = *v;
+                        *o = *v;
                     }
                 }
                 self.scratch[0] = values;

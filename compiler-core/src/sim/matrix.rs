@@ -30,8 +30,6 @@ impl Cta<'_> {
                 ),
             ));
         }
-        let len = |array: usize| self.kernel.locals.get(array).map_or(0, LocalArray::len);
-        let (la, lb, lc, ld) = (len(a), len(b), len(c), len(d));
         for warp in (0..self.threads).step_by(lanes) {
             let members = warp..(warp + lanes).min(self.threads);
             let active = members.clone().filter(|&t| mask[t]).count();
@@ -62,21 +60,23 @@ impl Cta<'_> {
                     ),
                 ));
             }
-            let gather = |locals: &[u32], per: usize, n: usize| -> Vec<f32> {
+            // Element `e` of thread `t` is at `e * threads + t` (`Cta::local_element`).
+            let threads = self.threads;
+            let gather = |locals: &[u32], n: usize| -> Vec<f32> {
                 (0..lanes)
                     .flat_map(|l| (0..n).map(move |e| (l, e)))
                     .map(|(l, e)| {
-                        f32::from_bits(locals.get((warp + l) * per + e).copied().unwrap_or(0))
+                        f32::from_bits(locals.get(e * threads + warp + l).copied().unwrap_or(0))
                     })
                     .collect()
             };
-            let av = gather(&self.locals[a], la, 8);
-            let bv = gather(&self.locals[b], lb, 4);
-            let cv = gather(&self.locals[c], lc, 4);
+            let av = gather(&self.locals[a], 8);
+            let bv = gather(&self.locals[b], 4);
+            let cv = gather(&self.locals[c], 4);
             let dv = crate::mma::multiply(&av, &bv, &cv);
             for l in 0..lanes {
                 for e in 0..4 {
-                    if let Some(slot) = self.locals[d].get_mut((warp + l) * ld + e) {
+                    if let Some(slot) = self.locals[d].get_mut(e * threads + warp + l) {
                         *slot = dv[l * 4 + e].to_bits();
                     }
                 }

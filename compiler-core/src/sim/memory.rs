@@ -550,6 +550,6 @@ impl Cta<'_> {
             );
             return Err(self.fault(Code::E0518, span, t, message));
         }
-        Ok(t * len + at as usize)
+        Ok(at as usize * self.threads + t)
     }
 }

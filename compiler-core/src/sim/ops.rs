@@ -179,20 +179,19 @@ impl<'a> Cta<'a> {
                 }
                 Ok(())
             }
-            // A constant index inside the array (an unrolled loop's): one check, then each
-            // thread's element, as a register copy costs.
+            // A constant index inside the array (an unrolled loop's): one check, then the
+            // threads' elements, side by side as a register's are, copied as a register is.
             Op::LocalLoad {
                 array,
                 index: Operand::Const(at),
                 coordinates,
             } if self.constant_element(*array, *at, coordinates) => {
-                let len = self.kernel.locals[*array].len();
-                let start = dst.0 as usize * threads;
-                let local = &self.locals[*array];
+                let (start, from) = (dst.0 as usize * threads, *at as usize * threads);
+                let element = &self.locals[*array][from..from + threads];
                 let out = &mut self.regs[start..start + threads];
-                for (t, (o, m)) in out.iter_mut().zip(mask).enumerate() {
+                for ((o, m), v) in out.iter_mut().zip(mask).zip(element) {
                     if *m {
-                        *o = local[t * len + *at as usize];
+                        *o = *v;
                     }
                 }
                 Ok(())

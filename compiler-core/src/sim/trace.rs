@@ -587,6 +587,11 @@ impl<'a> Cta<'a> {
 
     /// After `stmt` ran: the values it gave variables.
     pub(super) fn trace_after(&mut self, stmt: &Stmt, mask: &[bool]) {
+        // Untraced (every CTA but the one the stepper follows): nothing to record, and an
+        // array store's values are not gathered (that had made arrays cost 3x named scalars).
+        if self.trace.is_none() {
+            return;
+        }
         if let StmtKind::LocalStore { array, index, .. } = &stmt.kind {
             self.trace_array_store(*array, *index, mask);
             return;
@@ -629,7 +634,8 @@ impl<'a> Cta<'a> {
         // A 64-bit element's words are stored low, then high: the high word's store records
         // the element.
         let wide = self.kernel.locals[array].element.is_wide();
-        let word = |t: usize, e: usize| u64::from(self.locals[array][t * len + e]);
+        let threads = self.threads;
+        let word = |t: usize, e: usize| u64::from(self.locals[array][e * threads + t]);
         let values: Vec<(usize, usize, u64)> = (0..self.threads)
             .filter(|&t| mask[t])
             .map(|t| self.get(index, t) as usize)
