@@ -415,3 +415,35 @@ fn slices_at_a_tensors_edge_read_zeros_and_drop_stores_axis_by_axis() {
         }
     }
 }
+
+/// A kernel's own `mma` that this run never reached (a branch not taken) still leaves it
+/// without sm_70 PTX: the V100 line says so, as for one that ran.
+#[test]
+fn an_mma_not_reached_still_has_no_v100_line() {
+    let source = "@launch(32)
+kernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 8], C: tensor<f32>[N, 8]) {
+  var acc = array<f32>[4](0.0)
+  if N > 16 {
+    let a = mma_load_a<over ctx.lane>(A[0 :+ 16, 0 :+ 16])
+    let b = mma_load_b<over ctx.lane>(B[0 :+ 16, 0 :+ 8])
+    acc = mma<over ctx.lane>(a, b, acc)
+  }
+  mma_store<over ctx.lane>(C[0 :+ 16, 0 :+ 8], acc)
+}
+";
+    let launch = Launch {
+        dims: [("N".to_owned(), 16)].into(),
+        ..Launch::default()
+    };
+    let compilation = compiler_core::compile(source);
+    let prepared = compilation
+        .prepare(&launch, compiler_core::RunLimits::TERMINAL)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let profile = prepared
+        .simulate_profiled()
+        .profile
+        .unwrap_or_else(|why| panic!("{why}"));
+    assert_eq!(profile.work.tensor_flops, 0);
+    assert_eq!(profile.work.on(compiler_core::target::Arch::Sm70), None);
+    assert!(profile.roofline_text(None).contains("sm_70 V100: no PTX"));
+}

@@ -85,7 +85,9 @@ impl Profile {
 
 #[pymethods]
 impl Profile {
-    /// Floating-point operations on the FP32 pipe (the roofline's, Nsight Compute's count).
+    /// Floating-point operations on the FP32 pipe on every target (Nsight Compute's count);
+    /// a tile product's are apart (`data["work"]["tile_product_flops"]`), on the FP32 pipe on
+    /// sm_70 and the tensor cores from sm_80.
     #[getter]
     fn flops(&self) -> u64 {
         self.counts.work.flops()

@@ -704,7 +704,9 @@ kernel ragged(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N]) 
 kernel unsigned(S: tensor<u32>[2], A: tensor<f32>[8, 8], Y: tensor<f32>[64], Z: tensor<f32>[64]) {
   let t = A[S[0] :+ 4, S[1] :+ 8]
   Y[ctx.thread] = t[ctx.thread / 8 & 3, ctx.thread & 7]
-  Z[ctx.thread] = A[(S[1] + u32(ctx.thread)) & 7, 0]
+  var m = array<f32>[4, 4](1.0)
+  m[(S[0] + u32(ctx.thread)) & 3, u32(ctx.thread) & 3] = f32(ctx.thread)
+  Z[ctx.thread] = A[(S[1] + u32(ctx.thread)) & 7, 0] + m[u32(ctx.thread) & 3, (S[0] + 1) & 3]
 }
 ";
     let starts = Launch {

@@ -395,6 +395,12 @@ fn statement(control: Control, depth: u32) -> BoxedStrategy<String> {
         1,
         Just("if true {\n  var q = array<u64>[4](u64(bitcast<u32>(v)) | 1)\n  for c in range(4) {\n    q[c] = q[c] * 6364136223846793005 + u64(c + a)\n  }\n  v = v ^ i32(q[1] >> 33) ^ i32(q[3] >> 40)\n}".to_owned()).boxed(),
     ));
+    // A two-axis array at `u32` indices known at run time (naga had refused their `i32`
+    // arithmetic, found by review after issue 67's `u32` starts).
+    options.push((
+        1,
+        Just("if true {\n  var m = array<i32>[4, 4](a)\n  m[bitcast<u32>(v) & 3, bitcast<u32>(a) & 3] += 1\n  v = v + m[bitcast<u32>(a + 1) & 3, 2]\n}".to_owned()).boxed(),
+    ));
     options.push((
         1,
         Just("if true {\n  var q = array<i64>[4](i64(v) << 31)\n  q[(v + a) & 3] += i64(a) * 3000000019\n  v = v ^ i32(q[a & 3] >> 20) ^ i32(q[(a + 1) & 3] >> 35)\n}".to_owned()).boxed(),
@@ -916,6 +922,7 @@ fn the_generator_draws_every_kind_of_statement() {
         "q[(v + a) & 3] +=",
         "ctx.threads + -",
         "X[bitcast<u32>(",
+        "m[bitcast<u32>(v) & 3",
     ] {
         let count = sources.iter().filter(|s| s.contains(construct)).count();
         assert!(

@@ -74,9 +74,9 @@ impl Lowering {
             let IndexArg::Single(e) = index else {
                 continue;
             };
-            let coordinate = match self.static_int(e) {
-                Some(n) => Operand::Const(n as u32),
-                None => self.expr(e, Some(Scalar::I32)).0,
+            let (coordinate, ty) = match self.static_int(e) {
+                Some(n) => (Operand::Const(n as u32), Scalar::I32),
+                None => self.index(e),
             };
             if shape.len() > 1 {
                 coordinates.push(coordinate);
@@ -87,6 +87,24 @@ impl Lowering {
                     Operand::Const(f.wrapping_add(c.wrapping_mul(stride)))
                 }
                 (flat, coordinate) => {
+                    // A `u32` coordinate takes part in the `i32` arithmetic as the `i32` of
+                    // its bits (its own value goes to `coordinates`, which faults name).
+                    let coordinate = match (coordinate, ty) {
+                        (Operand::Reg(_), Scalar::U32)
+                            if stride != 1 || flat != Operand::Const(0) =>
+                        {
+                            self.value(
+                                Op::Bitcast {
+                                    from: Scalar::U32,
+                                    to: Scalar::I32,
+                                    value: coordinate,
+                                },
+                                Scalar::I32,
+                                span,
+                            )
+                        }
+                        _ => coordinate,
+                    };
                     let scaled = match stride {
                         1 => coordinate,
                         _ => self.value(

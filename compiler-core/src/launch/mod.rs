@@ -168,10 +168,10 @@ impl Input {
     }
 }
 
-/// SplitMix64: small, fast and the same on every platform.
 /// What splitmix64 adds to its state each step.
 const SPLITMIX_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// SplitMix64: small, fast and the same on every platform.
 fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(SPLITMIX_STEP);
     let mut z = *state;

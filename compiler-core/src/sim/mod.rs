@@ -756,7 +756,8 @@ struct Cta<'a> {
     scratch: [Vec<u32>; 4],
     /// The CTA's shared memory: one array per tile.
     shared: Vec<Vec<u32>>,
-    /// Each thread's arrays: array `a`'s element `e` of thread `t` at `t * len + e`.
+    /// Each thread's arrays: array `a`'s element `e` of thread `t` at `e * threads + t`, a
+    /// thread after another as a register's values are.
     locals: Vec<Vec<u32>>,
     /// Who touched each shared element since the last barrier, to find data races.
     accesses: Vec<Vec<Access>>,

@@ -274,6 +274,9 @@ pub struct Work {
     /// target has them and on the FP32 pipe elsewhere.
     #[serde(default)]
     pub tile_product_flops: u64,
+    /// Whether the kernel has an `mma` of its own, run or not: then it has no sm_70 PTX.
+    #[serde(default)]
+    pub own_mma: bool,
 }
 
 impl Work {
@@ -294,7 +297,7 @@ impl Work {
     pub fn on(&self, arch: crate::target::Arch) -> Option<(u64, u64)> {
         match arch.has_mma() {
             true => Some((self.flops(), self.tensor_flops + self.tile_product_flops)),
-            false if self.tensor_flops > 0 => None,
+            false if self.own_mma || self.tensor_flops > 0 => None,
             false => Some((self.flops() + self.tile_product_flops, 0)),
         }
     }
@@ -307,6 +310,7 @@ impl Work {
         self.int_ops += other.int_ops;
         self.tensor_flops += other.tensor_flops;
         self.tile_product_flops += other.tile_product_flops;
+        self.own_mma |= other.own_mma;
     }
 
     /// Counts `op` run by `active` lanes of warps `lanes` wide.
@@ -414,12 +418,15 @@ impl ArrayPlace {
 }
 
 impl Counter {
-    /// Adds what another thread counted (sums and maxima, so the order does not matter).
     /// A counter for a run of `kernel`.
     pub(super) fn new(kernel: &Kernel) -> Self {
         Self {
             arrays: ArrayPlace::of(kernel),
             tile_conditions: tile_product_conditions(kernel),
+            work: Work {
+                own_mma: kernel.mma.is_some(),
+                ..Work::default()
+            },
             ..Self::default()
         }
     }
@@ -436,6 +443,7 @@ impl Counter {
         self.tile_depth -= 1;
     }
 
+    /// Adds what another thread counted (sums and maxima, so the order does not matter).
     pub(super) fn merge(&mut self, other: Counter) {
         self.work.add(&other.work);
         for place in other.arrays {
