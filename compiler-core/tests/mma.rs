@@ -17,6 +17,18 @@ fn tensor(args: &compiler_core::sim::Args, i: usize) -> &Tensor {
     }
 }
 
+/// The memory and work counts of `source` run on the simulator with `launch`.
+fn profile(source: &str, launch: &Launch) -> compiler_core::sim::MemoryProfile {
+    let compilation = compiler_core::compile(source);
+    let prepared = compilation
+        .prepare(launch, compiler_core::RunLimits::TERMINAL)
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    prepared
+        .simulate_profiled()
+        .profile
+        .unwrap_or_else(|why| panic!("{why}"))
+}
+
 fn values(t: &Tensor) -> Vec<f64> {
     (0..t.len())
         .map(|i| t.value(i).unwrap_or(f64::NAN))
@@ -148,12 +160,7 @@ fn a_gemm_on_many_ctas_gives_the_rules_sums() {
 fn the_work_counts_a_gemms_products_on_the_tensor_cores() {
     let example =
         compiler_core::examples::find("mma_gemm").unwrap_or_else(|| panic!("no example mma_gemm"));
-    let compilation = compiler_core::compile(example.source);
-    let prepared = compilation
-        .prepare(&example.launch, compiler_core::RunLimits::TERMINAL)
-        .unwrap_or_else(|d| panic!("{d:?}"));
-    let profiled = prepared.simulate_profiled();
-    let profile = profiled.profile.unwrap_or_else(|why| panic!("{why}"));
+    let profile = profile(example.source, &example.launch);
     let (m, k, n) = (48, 64, 64);
     assert_eq!(profile.work.tensor_flops, 2 * m * n * k);
     assert_eq!(profile.work.flops(), 0);
@@ -163,6 +170,13 @@ fn the_work_counts_a_gemms_products_on_the_tensor_cores() {
         "{summary}"
     );
     assert!(summary.contains("312 on tensor cores"), "{summary}");
+    // sm_70 has no mma (E0522): its line says so instead of charging tensor cores V100's PTX
+    // cannot use.
+    assert!(
+        summary.contains("sm_70 V100: no PTX (the kernel's mma needs sm_80 or later, E0522)"),
+        "{summary}"
+    );
+    assert_eq!(profile.work.on(compiler_core::target::Arch::Sm70), None);
     // The A100's least time: the tensor work at 312 TFLOP/s or the traffic at 2039 GB/s.
     let peak = compiler_core::target::Arch::Sm80.peak();
     let (seconds, _) = peak.least_seconds(0, profile.work.tensor_flops, profile.global_bytes());
@@ -308,7 +322,6 @@ kernel k(A: tensor<f16>[32, 32], B: tensor<f16>[32, 32], C: tensor<f32>[32, 32])
   C[0 :+ 32, 0 :+ 32] = acc
 }
 ";
-    let compilation = compiler_core::compile(source);
     let mut lines = Vec::new();
     for lanes in [32, 8] {
         let launch = Launch {
@@ -320,13 +333,7 @@ kernel k(A: tensor<f16>[32, 32], B: tensor<f16>[32, 32], C: tensor<f32>[32, 32])
             .into(),
             ..Launch::default()
         };
-        let prepared = compilation
-            .prepare(&launch, compiler_core::RunLimits::TERMINAL)
-            .unwrap_or_else(|d| panic!("{d:?}"));
-        let profile = prepared
-            .simulate_profiled()
-            .profile
-            .unwrap_or_else(|why| panic!("{why}"));
+        let profile = profile(source, &launch);
         assert_eq!(profile.work.tile_product_flops, 4_194_304, "{lanes} lanes");
         assert_eq!(profile.work.flops(), 65_536, "{lanes} lanes");
         let text = profile.roofline_text(None);
@@ -348,43 +355,14 @@ kernel k(A: tensor<f16>[32, 32], B: tensor<f16>[32, 32], C: tensor<f32>[32, 32])
     assert_eq!(lines[0], lines[1]);
 }
 
-/// A kernel with its own `mma` has no sm_70 PTX (E0522): its V100 line says so instead of
-/// charging tensor cores V100's PTX cannot use.
-#[test]
-fn a_kernel_with_mma_has_no_v100_line() {
-    let example =
-        compiler_core::examples::find("mma_gemm").unwrap_or_else(|| panic!("no example mma_gemm"));
-    let compilation = compiler_core::compile(example.source);
-    let prepared = compilation
-        .prepare(&example.launch, compiler_core::RunLimits::TERMINAL)
-        .unwrap_or_else(|d| panic!("{d:?}"));
-    let profile = prepared
-        .simulate_profiled()
-        .profile
-        .unwrap_or_else(|why| panic!("{why}"));
-    let text = profile.roofline_text(None);
-    assert!(
-        text.contains("sm_70 V100: no PTX (the kernel's mma needs sm_80 or later, E0522)"),
-        "{text}"
-    );
-    assert_eq!(profile.work.on(compiler_core::target::Arch::Sm70), None);
-}
-
 /// A GEMM at ragged sizes (M = 12, K = 24, N = 6) with one warp's 16 × 8 block: the slices
 /// reach past the tensors on every axis, and outside is per axis (a column past a row's end
 /// is outside, never the next row's element): loads read 0 there and the store drops those
 /// elements, so C is exactly A · B and nothing else is written.
-pub const RAGGED: &str = "@launch(32)
-kernel ragged(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N]) {
-  var acc = array<f32>[4](0.0)
-  for k in range(0, K, 16) {
-    let a = mma_load_a<over ctx.lane>(A[0 :+ 16, k :+ 16])
-    let b = mma_load_b<over ctx.lane>(B[k :+ 16, 0 :+ 8])
-    acc = mma<over ctx.lane>(a, b, acc)
-  }
-  mma_store<over ctx.lane>(C[0 :+ 16, 0 :+ 8], acc)
+fn ragged() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/wgsl/ragged.tsr");
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
-";
 
 #[test]
 fn slices_at_a_tensors_edge_read_zeros_and_drop_stores_axis_by_axis() {
@@ -399,7 +377,7 @@ fn slices_at_a_tensors_edge_read_zeros_and_drop_stores_axis_by_axis() {
         inputs: [("A".to_owned(), Input::Iota), ("B".to_owned(), Input::Iota)].into(),
         ..Launch::default()
     };
-    let output = compiler_core::compile(RAGGED)
+    let output = compiler_core::compile(&ragged())
         .run(&launch)
         .unwrap_or_else(|e| panic!("{e:?}"));
     let (a, b, c) = (
@@ -435,14 +413,7 @@ kernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 8], C: tensor<f32>[N, 8]) {
         dims: [("N".to_owned(), 16)].into(),
         ..Launch::default()
     };
-    let compilation = compiler_core::compile(source);
-    let prepared = compilation
-        .prepare(&launch, compiler_core::RunLimits::TERMINAL)
-        .unwrap_or_else(|d| panic!("{d:?}"));
-    let profile = prepared
-        .simulate_profiled()
-        .profile
-        .unwrap_or_else(|why| panic!("{why}"));
+    let profile = profile(source, &launch);
     assert_eq!(profile.work.tensor_flops, 0);
     assert_eq!(profile.work.on(compiler_core::target::Arch::Sm70), None);
     assert!(profile.roofline_text(None).contains("sm_70 V100: no PTX"));

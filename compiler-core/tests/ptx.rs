@@ -432,16 +432,21 @@ fn assembled_test_kernel(name: &str) -> Vec<String> {
         .into_iter()
         .map(|arch| {
             let text = ptx(&source, arch).text;
-            let output = assemble(name, &text, arch);
-            assert!(
-                output.status.success(),
-                "{}: {}",
-                arch.name(),
-                String::from_utf8_lossy(&output.stderr)
-            );
+            assert_assembles(name, &text, arch);
             text
         })
         .collect()
+}
+
+/// `text` assembled by ptxas for `arch`, or the test fails with ptxas's words.
+fn assert_assembles(name: &str, text: &str, arch: Arch) {
+    let output = assemble(name, text, arch);
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        arch.name(),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// Whether each of `instructions` is in every one of `texts`.
@@ -611,13 +616,7 @@ fn ptxas_accepts_a_constant_array_index_past_the_end() {
     for arch in Arch::ALL {
         let text = ptx(source, arch).text;
         assert!(!text.contains(".local"), "{text}");
-        let output = assemble("past_the_end", &text, arch);
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            arch.name(),
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert_assembles("past_the_end", &text, arch);
     }
 }
 
@@ -635,13 +634,7 @@ fn ptxas_accepts_64_bit_per_thread_arrays() {
         assert!(text.contains("st.local.s64"), "{text}");
         assert!(text.contains("ld.local.s64"), "{text}");
         assert!(text.contains("mul.wide.s32 %rd"), "{text}");
-        let output = assemble("wide_arrays", &text, arch);
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            arch.name(),
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert_assembles("wide_arrays", &text, arch);
     }
 }
 
@@ -652,13 +645,7 @@ fn ptxas_accepts_64_bit_per_thread_arrays() {
 fn only_the_matrix_instruction_needs_sm_80() {
     let held = "@launch(32)\nkernel held(A: tensor<f16>[16, 16], Held: tensor<f32>[32, 8]) {\n  let a = mma_load_a<over ctx.lane>(A[0 :+ 16, 0 :+ 16])\n  for i in range(8) {\n    Held[ctx.lane, i] = f32(a[i])\n  }\n}\n";
     for arch in Arch::ALL {
-        let output = assemble("held", &ptx(held, arch).text, arch);
-        assert!(
-            output.status.success(),
-            "{}: {}",
-            arch.name(),
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert_assembles("held", &ptx(held, arch).text, arch);
     }
     let product = "@launch(32)\nkernel k(A: tensor<f16>[16, 16], B: tensor<f16>[16, 8], C: tensor<f32>[16, 8]) {\n  let a = mma_load_a<over ctx.lane>(A[0 :+ 16, 0 :+ 16])\n  let b = mma_load_b<over ctx.lane>(B[0 :+ 16, 0 :+ 8])\n  var acc = array<f32>[4](0.0)\n  acc = mma<over ctx.lane>(a, b, acc)\n  mma_store<over ctx.lane>(C[0 :+ 16, 0 :+ 8], acc)\n}\n";
     let Err(refused) = compiler_core::compile(product).ptx(None, Arch::Sm70) else {

@@ -682,17 +682,11 @@ fn a_timed_run_gives_the_untimed_results_and_the_times_of_its_dispatches() {
 #[test]
 fn slices_at_a_tensors_edge_run_as_the_simulator_says() {
     let gpu = gpu();
-    let ragged = "@launch(32)
-kernel ragged(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N]) {
-  var acc = array<f32>[4](0.0)
-  for k in range(0, K, 16) {
-    let a = mma_load_a<over ctx.lane>(A[0 :+ 16, k :+ 16])
-    let b = mma_load_b<over ctx.lane>(B[k :+ 16, 0 :+ 8])
-    acc = mma<over ctx.lane>(a, b, acc)
-  }
-  mma_store<over ctx.lane>(C[0 :+ 16, 0 :+ 8], acc)
-}
-";
+    let ragged = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../compiler-core/tests/wgsl/ragged.tsr"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let launch = Launch {
         dims: [("M", 12), ("K", 24), ("N", 6)]
             .map(|(d, n)| (d.to_owned(), n))
@@ -724,7 +718,7 @@ kernel unsigned(S: tensor<u32>[2], A: tensor<f32>[8, 8], Y: tensor<f32>[64], Z: 
         ..Launch::default()
     };
     let mut failures = Vec::new();
-    failures.extend(compare_launch("ragged", ragged, &launch, 32, &|p| {
+    failures.extend(compare_launch("ragged", &ragged, &launch, 32, &|p| {
         run(&gpu, p, WarpMode::Emulated)
     }));
     failures.extend(compare_launch("unsigned", unsigned, &starts, 32, &|p| {
