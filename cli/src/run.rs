@@ -252,7 +252,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     }
     let params = match backend.run(&prepared, compilation.source()) {
         None => {
-            let output = prepared.simulate();
+            let output = prepared.simulate_once();
             bar.clear();
             let output = match output {
                 Ok(output) => output,

@@ -113,6 +113,42 @@ fn a_race_that_grid_order_hides_is_found_in_reverse() {
 
 /// Stream compaction takes slots with an atomic's old value: its CTAs observe each other, but
 /// no order races or waits, so it runs in both and gives grid order's results.
+/// The CLI's run ([`compiler_core::launch::PreparedRun::simulate_once`], its inputs moved in
+/// rather than copied) reports a wait as every other run does: the run that looks for the
+/// changing CTA starts from the launch's inputs there too, on one thread and on two.
+#[test]
+fn a_wait_in_the_clis_run_is_reported_as_in_every_run() {
+    let source = "@launch(64)\nkernel k(Flag: tensor<u32>[1], X: tensor<u32>[4]) {\n  if ctx.warp == 1 {\n    while atomic_add(Flag[0], 0) == 0 {\n    }\n  } else {\n    if ctx.thread == 0 {\n      atomic_exchange(Flag[0], X[3])\n    }\n  }\n}\n";
+    let compilation = compiler_core::compile(source);
+    let launch = Launch {
+        grid: Dim3::new(1, 1, 1),
+        inputs: [("X".to_owned(), Input::Iota)].into_iter().collect(),
+        step_limit: Some(20_000),
+        ..Launch::default()
+    };
+    for threads in [1, 2] {
+        let prepare = || {
+            let mut prepared = compilation
+                .prepare(&launch, RunLimits::TERMINAL)
+                .unwrap_or_else(|d| panic!("{d:?}"));
+            prepared.options.threads = threads;
+            prepared
+        };
+        let copied = prepare().simulate().err();
+        let moved = prepare().simulate_once().err();
+        assert!(
+            copied.as_ref().is_some_and(|d| d.code == Code::E0514
+                && d.message.starts_with("CTA (0, 0, 0) waits for Flag[0] to change")),
+            "{copied:?}"
+        );
+        assert_eq!(
+            moved.map(|d| d.message),
+            copied.map(|d| d.message),
+            "{threads} threads"
+        );
+    }
+}
+
 #[test]
 fn a_kernel_that_observes_other_ctas_without_a_race_runs_and_keeps_grid_orders_results() {
     let source = "@launch(32)\nkernel compact(X: tensor<u32>[N], Out: tensor<u32>[N], Count: tensor<u32>[1]) {\n  let i = ctx.block.x * 32 + ctx.thread\n  if i < N && X[i] % 2 == 0 {\n    let slot = atomic_add(Count[0], 1)\n    Out[slot] = X[i]\n  }\n}\n";

@@ -9,7 +9,7 @@ use crate::hierarchy::Dim3;
 use crate::ir::Kernel;
 use crate::ptx;
 use crate::sim::{
-    self, Args, CtaOrder, MemoryProfile, Observers, Progress, SimOptions, Trace, TraceLimits,
+    self, Arg, Args, CtaOrder, MemoryProfile, Observers, Progress, SimOptions, Trace, TraceLimits,
 };
 use crate::syntax::ast;
 use crate::wgsl::{self, WarpMode};
@@ -184,6 +184,51 @@ impl<'k> PreparedRun<'k> {
         })
     }
 
+    /// [`Self::simulate`], for a host that runs the launch once (the CLI): the inputs move
+    /// into the run, where each [`Self::simulate`] first copies them on one thread (the 256
+    /// MiB of BENCHMARKS' whole run: a tenth of a second). Only the tensors the kernel writes
+    /// are copied, for the run again after a race; the rest come out of a run as they went in.
+    /// A kernel that may run from its inputs more often (`@cluster`, CTAs that observe each
+    /// other) runs as [`Self::simulate`] runs it.
+    pub fn simulate_once(mut self) -> Result<RunOutput, Diagnostic> {
+        if self.kernel.cluster.is_some() || self.observes() {
+            return self.simulate();
+        }
+        let written: Vec<(usize, Arg)> = (self.kernel.written_tensors().into_iter())
+            .map(|i| (i, self.args.params[i].clone()))
+            .collect();
+        let inputs = |mut args: Args| {
+            for (i, arg) in &written {
+                args.params[*i] = arg.clone();
+            }
+            args
+        };
+        let params = std::mem::take(&mut self.args.params);
+        let mut args = Args {
+            params,
+            ..self.args.clone()
+        };
+        let run = |args: &mut Args, options| {
+            sim::run_with(self.kernel, args, options, self.observers(options, None))
+        };
+        let mut result = run(&mut args, self.options);
+        if let Some(options) = self.again(&result) {
+            args = inputs(args);
+            result = run(&mut args, options);
+        }
+        if matches!(&result, Err(fault) if fault.waits.is_some()) {
+            // The run that names who changes the element starts from the inputs.
+            self.args = inputs(args.clone());
+        }
+        self.explain(&mut result);
+        Ok(RunOutput {
+            args,
+            stats: result.map_err(|fault| fault.to_diagnostic())?,
+            writers: None,
+            cluster: None,
+        })
+    }
+
     fn simulate_cluster(&self) -> Result<RunOutput, Diagnostic> {
         let mut args = self.args.clone();
         let observers = self.observers(self.options, None);
@@ -256,18 +301,12 @@ impl<'k> PreparedRun<'k> {
         run: impl Fn(SimOptions) -> (Result<sim::Stats, sim::Fault>, T),
     ) -> (Result<sim::Stats, sim::Fault>, T) {
         let first = run(self.options);
-        let first = match &first.0 {
-            Err(fault) if fault.code == Code::E0516 && self.options.threads > 1 => {
-                run(SimOptions {
-                    threads: 1,
-                    ..self.options
-                })
-            }
-            _ => first,
+        let first = match self.again(&first.0) {
+            Some(options) => run(options),
+            None => first,
         };
-        let observes = self.kernel.ctas_observe_each_other() && self.args.grid.volume() > 1;
         let (mut result, observed) = match &first.0 {
-            Ok(_) if observes => {
+            Ok(_) if self.observes() => {
                 let reverse = run(SimOptions {
                     threads: 1,
                     order: CtaOrder::Reverse,
@@ -280,12 +319,33 @@ impl<'k> PreparedRun<'k> {
             }
             _ => first,
         };
-        if let Err(fault) = &mut result {
+        self.explain(&mut result);
+        (result, observed)
+    }
+
+    /// The options of the run again in grid order on one thread, when a run on several
+    /// stopped at a race ([`Self::in_either_order`]).
+    fn again(&self, result: &Result<sim::Stats, sim::Fault>) -> Option<SimOptions> {
+        let raced = matches!(result, Err(fault) if fault.code == Code::E0516);
+        (raced && self.options.threads > 1).then_some(SimOptions {
+            threads: 1,
+            ..self.options
+        })
+    }
+
+    /// Whether the kernel's CTAs can observe each other in this launch, so that it runs in
+    /// reverse too ([`Self::in_either_order`]).
+    fn observes(&self) -> bool {
+        self.kernel.ctas_observe_each_other() && self.args.grid.volume() > 1
+    }
+
+    /// Names, in a fault where a CTA waited for an element, the CTA that changes it.
+    fn explain(&self, result: &mut Result<sim::Stats, sim::Fault>) {
+        if let Err(fault) = result {
             if let Some(waits) = fault.waits.as_mut() {
                 waits.changed_by = self.changer(waits, fault.order);
             }
         }
-        (result, observed)
     }
 
     /// The CTA that changes the element a CTA waited for when the CTAs ran in `order`: the
