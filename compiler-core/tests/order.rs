@@ -138,7 +138,8 @@ fn a_wait_in_the_clis_run_is_reported_as_in_every_run() {
         let moved = prepare().simulate_once().err();
         assert!(
             copied.as_ref().is_some_and(|d| d.code == Code::E0514
-                && d.message.starts_with("CTA (0, 0, 0) waits for Flag[0] to change")),
+                && d.message
+                    .starts_with("CTA (0, 0, 0) waits for Flag[0] to change")),
             "{copied:?}"
         );
         assert_eq!(

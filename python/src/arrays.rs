@@ -188,3 +188,20 @@ pub fn extents(
         )),
     }
 }
+
+/// `result` written into `passed`, the array given for a tensor the kernel writes, when numpy
+/// lets it be written (`np.copyto`, which follows any layout): then `passed` is the result;
+/// otherwise (a read-only array) `result` is.
+pub fn write_back<'py>(
+    py: Python<'py>,
+    passed: Bound<'py, PyAny>,
+    result: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let writeable: bool = passed.getattr("flags")?.getattr("writeable")?.extract()?;
+    if !writeable {
+        return Ok(result);
+    }
+    py.import("numpy")?
+        .call_method1("copyto", (&passed, &result))?;
+    Ok(passed)
+}

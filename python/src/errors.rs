@@ -1,5 +1,5 @@
-//! Raising `tessera._errors`' exceptions from Rust: the command line's text and the structured
-//! diagnostics, as `tessera check --json` gives them.
+//! Raising `tessera._errors`' exceptions, and issuing its warnings, from Rust: the command
+//! line's text and the structured diagnostics, as `tessera check --json` gives them.
 
 use compiler_core::diagnostic::{render_all, Diagnostic, Structured};
 use compiler_core::span::LineIndex;
@@ -54,6 +54,14 @@ pub fn objects<'py>(
             ))
         })
         .collect()
+}
+
+/// Issues `text` as a `tessera.TesseraWarning`, attributed to the caller's line.
+pub fn warn(py: Python<'_>, text: &str) -> PyResult<()> {
+    let category = py.import("tessera._errors")?.getattr("TesseraWarning")?;
+    py.import("warnings")?
+        .call_method1("warn", (category.call1((text,))?, py.None(), 1))?;
+    Ok(())
 }
 
 fn raise(py: Python<'_>, kind: &str, text: String, diagnostics: Vec<Bound<'_, PyAny>>) -> PyErr {

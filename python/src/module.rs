@@ -4,7 +4,7 @@
 
 use crate::arrays;
 use crate::charts::{Chart, Profile};
-use crate::errors::{diagnosed, error, objects};
+use crate::errors::{diagnosed, error, objects, warn};
 use crate::watch::{Watch, Watched};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param};
@@ -44,11 +44,33 @@ struct LaunchArgs<'py> {
     tensors: Vec<Bound<'py, PyDict>>,
 }
 
+impl LaunchArgs<'_> {
+    /// The numpy array passed for the tensor `name`, if one was.
+    fn passed(&self, name: &str) -> Option<Bound<'_, PyAny>> {
+        let value = self
+            .tensors
+            .iter()
+            .rev()
+            .find_map(|t| t.get_item(name).ok().flatten())?;
+        value
+            .cast::<numpy::PyUntypedArray>()
+            .is_ok()
+            .then_some(value)
+    }
+}
+
 impl Module {
+    /// Compiles `source`; its warnings are issued through Python's `warnings`, each as
+    /// `tessera check` prints it, and stay in `Module.warnings`.
     pub fn compile(py: Python<'_>, source: &str, name: &str) -> PyResult<Module> {
         let compilation = compiler_core::compile(source);
         if let Err(diagnostics) = compilation.ir() {
             return Err(diagnosed(py, "CompileError", &diagnostics, source, name));
+        }
+        for warning in &compilation.diagnostics {
+            let text =
+                compiler_core::diagnostic::render_all(std::slice::from_ref(warning), source, name);
+            warn(py, text.trim_end())?;
         }
         Ok(Module {
             compilation,
@@ -75,6 +97,44 @@ impl Module {
         self.compilation
             .kernel(name)
             .map_err(|d| self.launch_error(py, &d))
+    }
+
+    /// A kernel run without `grid=`: Triton and Numba refuse it too, since one CTA (what the
+    /// command line's default would run) covers a small part of most launches and leaves the
+    /// rest as it was, silently. The message suggests grids from the shape of the first
+    /// tensor the kernel writes: a CTA per row, and a thread per element.
+    fn no_grid(&self, py: Python<'_>, launch: &Launch, kernel: &Kernel) -> PyErr {
+        let prepared = match self.compilation.prepare(launch, RunLimits::TERMINAL) {
+            Ok(prepared) => prepared,
+            Err(diagnostics) => return self.diagnosed(py, "LaunchError", &diagnostics),
+        };
+        let written = self.compilation.written_tensors(Some(&kernel.name));
+        let shape = written
+            .first()
+            .and_then(|&i| match &prepared.args.params[i] {
+                Arg::Tensor(t) => Some((kernel.params[i].name(), t.shape.clone())),
+                Arg::Scalar(_) => None,
+            });
+        let mut text = format!(
+            "`{}` needs grid=, its CTAs: a kernel runs on the grid it is given, and without one a single CTA would run",
+            kernel.name
+        );
+        if let Some((name, shape)) = shape {
+            let elements: usize = shape.iter().product();
+            let threads = kernel.threads.max(1) as usize;
+            let per_thread = elements.div_ceil(threads);
+            let rows = shape.len() > 1 && shape[0] > 1;
+            text += &match rows {
+                true => format!(
+                    ": grid=({},) gives a CTA to each row of `{name}` ({} rows), grid=({per_thread},) a thread to each of its {elements} elements ({threads} threads a CTA)",
+                    shape[0], shape[0]
+                ),
+                false => format!(
+                    ": grid=({per_thread},) gives a thread to each of the {elements} elements of `{name}` ({threads} threads a CTA)"
+                ),
+            };
+        }
+        error(py, "LaunchError", text)
     }
 
     /// A launch that names nothing runnable: the command line's `error: …` lines.
@@ -159,6 +219,9 @@ impl Module {
             ));
         }
         let launch = self.launch(py, args, signature)?;
+        if !program && args.grid.is_none() {
+            return Err(self.no_grid(py, &launch, signature));
+        }
         let lanes = launch.lanes;
         let opened =
             open(backend, emulate_warps, lanes).map_err(|why| error(py, "BackendError", why))?;
@@ -254,11 +317,19 @@ impl Module {
         let arrays = PyDict::new(py);
         for (index, (param, arg)) in signature.params.iter().zip(&ran.params).enumerate() {
             if let (Arg::Tensor(tensor), true) = (arg, written.contains(&index)) {
-                arrays.set_item(
-                    param.name(),
-                    arrays::array(py, tensor.element, &tensor.shape, &tensor.bits)?,
-                )?;
+                let result = arrays::array(py, tensor.element, &tensor.shape, &tensor.bits)?;
+                let result = match args.passed(param.name()) {
+                    Some(passed) => arrays::write_back(py, passed, result)?,
+                    None => result,
+                };
+                arrays.set_item(param.name(), result)?;
             }
+        }
+        let notes: Vec<String> = info
+            .get_item("notes")?
+            .map_or(Ok(Vec::new()), |n| n.extract())?;
+        for note in notes {
+            warn(py, &note)?;
         }
         let outputs = py
             .import("tessera._results")?
@@ -446,13 +517,26 @@ impl Module {
 
     fn __repr__(&self) -> String {
         let names = self.compilation.runnable_names();
-        format!("<tessera.Module {}: {}>", self.name, names.join(", "))
+        let warnings = match self.compilation.diagnostics.len() {
+            0 => String::new(),
+            1 => " (1 warning)".to_owned(),
+            n => format!(" ({n} warnings)"),
+        };
+        format!(
+            "<tessera.Module {}: {}{warnings}>",
+            self.name,
+            names.join(", ")
+        )
     }
 
     /// Runs the kernel or program `name` (the file's program, else its only kernel, when left
-    /// out) and returns the tensors it may write, as numpy arrays in an `Outputs` dict.
+    /// out) and returns the tensors it may write, as numpy arrays in an `Outputs` dict. A
+    /// writable numpy array passed for a tensor the kernel writes is written in place, as
+    /// Numba and CuPy write theirs, and is the dict's entry; a read-only one is left as it was.
+    /// A run's notes (a sum whose bits depend on order) are issued as `TesseraWarning`s.
     ///
-    /// `grid`: CTAs, `(x,)`, `(x, y)` or `(x, y, z)` (a program computes its own). `dims` and
+    /// `grid`: CTAs, `(x,)`, `(x, y)` or `(x, y, z)`, required for a kernel (a program
+    /// computes its own). `dims` and
     /// `scalars`: values by name (a dimension a passed array's shape gives may be left out).
     /// Tensors by name: numpy arrays of the parameter's dtype, C or Fortran order, or
     /// `"zeros"`, `"ones"`, `"iota"`, `"rand:SEED"`; a tensor not passed starts as zeros.

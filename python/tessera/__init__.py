@@ -14,10 +14,10 @@ hierarchy.
 """
 
 from ._errors import (BackendError, CompileError, Diagnostic, LaunchError, RunError,
-                      TesseraError)
+                      TesseraError, TesseraWarning)
 from ._results import Outputs
 from ._tessera import Chart, Module, Profile, compile, diagram, __version__
 
 __all__ = ["compile", "diagram", "Module", "Profile", "Chart", "Outputs", "Diagnostic",
-           "TesseraError", "CompileError", "LaunchError", "RunError", "BackendError",
+           "TesseraError", "TesseraWarning", "CompileError", "LaunchError", "RunError", "BackendError",
            "__version__"]

@@ -58,3 +58,10 @@ class RunError(TesseraError):
 
 class BackendError(TesseraError, RuntimeError):
     """The backend asked for cannot be opened: no Vulkan GPU, no NVIDIA driver or GPU."""
+
+
+class TesseraWarning(UserWarning):
+    """A warning of the checker's (``str()`` as ``tessera check`` prints it), issued when a
+    source compiles, or a run's note (a sum whose bits depend on the order of its additions).
+    Python's ``warnings`` filters apply: ``warnings.simplefilter("error", TesseraWarning)``
+    makes them errors."""

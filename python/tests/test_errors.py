@@ -103,7 +103,7 @@ def test_a_runaway_kernel_stops_with_e0514_as_the_cli_reports(cli, tmp_path):
     path.write_text(RUNAWAY)
     m = tessera.compile(RUNAWAY, str(path))
     with pytest.raises(tessera.RunError) as raised:
-        m.run(step_limit=5000)
+        m.run(grid=(1,), step_limit=5000)
     assert raised.value.diagnostics[0].code == "E0514"
     assert str(raised.value) == cli_stderr(cli, "run", path, "--step-limit", 5000)
 

@@ -1,0 +1,107 @@
+"""What a notebook user expects (issue 68): a kernel needs grid=, arrays passed for the tensors
+a kernel writes are written in place, and warnings reach Python's warnings."""
+
+import warnings
+
+import numpy as np
+import pytest
+import tessera
+
+ROWS = """@launch(32)
+kernel row_scale(X: tensor<f32>[R, C], Y: tensor<f32>[R, C]) {
+  let r = ctx.block.x
+  for c in range(ctx.thread, C, 32) {
+    Y[r, c] = 2.0 * X[r, c]
+  }
+}
+"""
+
+FLAT = """@launch(256)
+kernel double(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  let i = ctx.block.x * 256 + ctx.thread
+  if i < N {
+    Y[i] = 2.0 * X[i]
+  }
+}
+"""
+
+
+def test_a_kernel_without_grid_is_refused_with_grids_from_the_shapes():
+    m = tessera.compile(ROWS)
+    x = np.ones((8, 40), np.float32)
+    with pytest.raises(tessera.LaunchError) as raised:
+        m.run(X=x)
+    text = str(raised.value)
+    assert text.startswith("`row_scale` needs grid=")
+    assert "grid=(8,) gives a CTA to each row of `Y` (8 rows)" in text
+    assert "grid=(10,) a thread to each of its 320 elements (32 threads a CTA)" in text
+    with pytest.raises(tessera.LaunchError, match=r"grid=\(4,\) gives a thread to each of the 1000 elements of `Y`"):
+        tessera.compile(FLAT).profile(X=np.ones(1000, np.float32))
+    # With one, every row is written.
+    assert np.array_equal(m.run(grid=(8,), X=x)["Y"], 2 * x)
+
+
+def test_a_program_needs_no_grid():
+    source = FLAT + """
+program twice(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  launch double(X, Y) grid(ceil(N / 256))
+}
+"""
+    out = tessera.compile(source).run("twice", X=np.arange(300, dtype=np.float32))
+    assert np.array_equal(out["Y"], 2 * np.arange(300, dtype=np.float32))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_an_array_passed_for_a_written_tensor_is_written_in_place(order):
+    m = tessera.compile(ROWS)
+    x = np.asarray(np.random.default_rng(1).standard_normal((8, 40)), np.float32, order=order)
+    y = np.zeros((8, 40), np.float32, order=order)
+    out = m.run(grid=(8,), X=x, Y=y)
+    assert out["Y"] is y, "the dict's entry is the array passed"
+    assert np.array_equal(y, 2 * x)
+    assert y.flags.f_contiguous == (order == "F"), "its layout is kept"
+    # The input only read is not written (nor returned).
+    assert set(out) == {"Y"}
+
+
+def test_a_read_only_array_is_left_as_it_was():
+    m = tessera.compile(FLAT)
+    y = np.zeros(300, np.float32)
+    y.flags.writeable = False
+    out = m.run(grid=(2,), X=np.ones(300, np.float32), Y=y)
+    assert not y.any() and out["Y"] is not y and np.array_equal(out["Y"], np.full(300, 2.0))
+
+
+def test_warnings_are_issued_at_compile_and_counted_in_the_repr():
+    source = """@launch(32)
+kernel k(Y: tensor<u32>[N]) {
+  let i = ctx.block.x * ctx.thread
+  if i < N {
+    Y[i] = 1
+  }
+}
+"""
+    with pytest.warns(tessera.TesseraWarning, match=r"warning\[E0407\]") as caught:
+        m = tessera.compile(source, "k.tsr")
+    assert caught[0].filename == __file__, "attributed to the caller's line"
+    assert "(1 warning)" in repr(m)
+    assert [w.code for w in m.warnings] == ["E0407"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tessera.TesseraWarning)
+        with pytest.raises(tessera.TesseraWarning):
+            tessera.compile(source)
+
+
+def test_a_runs_note_is_a_warning():
+    source = """@launch(32)
+kernel total(X: tensor<f32>[N], S: tensor<f32>[1]) {
+  let i = ctx.block.x * 32 + ctx.thread
+  if i < N {
+    atomic_add(S[0], X[i])
+  }
+}
+"""
+    x = np.array([1e8, 1.0, -1e8, 3.5] * 16, np.float32)
+    with pytest.warns(tessera.TesseraWarning, match="depends on the order"):
+        out = tessera.compile(source).run(grid=(2,), X=x)
+    assert out.notes
