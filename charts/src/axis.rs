@@ -75,6 +75,18 @@ impl Frame {
         }
     }
 
+    /// The frame with `rows` lines of 16 units below the axis' title, for a legend
+    /// ([`Frame::legend_y`]): the plot stays as it was.
+    pub fn with_legend(mut self, rows: usize) -> Frame {
+        self.height += 16.0 * rows as f64 + 4.0;
+        self
+    }
+
+    /// The baseline of the legend's row `row` (from 0) below the plot.
+    pub fn legend_y(&self, row: usize) -> f64 {
+        self.y.from + BOTTOM + 14.0 + 16.0 * row as f64
+    }
+
     /// The opening `<svg>` with its accessible name, and the axes: ticks at `x_ticks` and
     /// `y_ticks` (value, label), a grid line at each, and the axes' titles.
     pub fn open(
@@ -117,7 +129,7 @@ impl Frame {
         svg += &format!(
             "<text class=\"axis-title\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
             (left + right) / 2.0,
-            h - 6.0,
+            bottom + BOTTOM - 6.0,
             crate::escape(x_title)
         );
         svg += &format!(

@@ -88,15 +88,32 @@ fn rate_label(value: f64) -> String {
     si(value).replace(".00", "").replace(".0 ", " ")
 }
 
-/// Row `row` of the legend: a line of the roof's class and its words.
-fn legend_row(frame: &Frame, row: usize, class: &str, text: &str) -> String {
-    let y = frame.y.to + 16.0 + 16.0 * row as f64;
-    let x = frame.x.from + 10.0;
+/// Row `row` of the legend, below the plot (where it covers no roof and no mark): a line of
+/// the roof's `class`, or with `dot` a mark's circle of that class, and its words.
+fn legend_row(frame: &Frame, row: usize, class: &str, text: &str, dot: bool) -> String {
+    let y = frame.legend_y(row);
+    let x = frame.x.from;
+    let (kind, glyph) = match dot {
+        true => (
+            "point",
+            format!(
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\"/>",
+                x + 11.0,
+                y - 4.0
+            ),
+        ),
+        false => (
+            "",
+            format!(
+                "<line x1=\"{x}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>",
+                y - 4.0,
+                x + 22.0,
+                y - 4.0
+            ),
+        ),
+    };
     format!(
-        "<g class=\"legend {class}\" aria-hidden=\"true\"><line x1=\"{x}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/><text x=\"{:.1}\" y=\"{y:.1}\">{text}</text></g>",
-        y - 4.0,
-        x + 22.0,
-        y - 4.0,
+        "<g class=\"legend {kind} {class}\" aria-hidden=\"true\">{glyph}<text x=\"{:.1}\" y=\"{y:.1}\">{text}</text></g>",
         x + 28.0,
     )
 }
@@ -133,12 +150,18 @@ pub fn roofline(work: &Work, bytes: u64, measured: Option<f64>) -> String {
     let y_lo = reached.map_or(i32::MAX, |(rate, _)| rate.log10().floor() as i32);
     let y_lo = y_lo.min((10f64.powi(x_lo) * slowest).log10().floor() as i32);
     let y_hi = fastest.log10().ceil() as i32;
+    // The legend's rows below the plot: the roofs, the thin roofs, the marks, your GPU's.
+    let rows = Arch::ALL.len()
+        + usize::from(tensor > 0)
+        + usize::from(!marks.is_empty() && intensity.is_some())
+        + usize::from(reached.is_some());
     let frame = Frame::new(
         560.0,
         300.0,
         (Scale::Log, 10f64.powi(x_lo), 10f64.powi(x_hi)),
         (Scale::Log, 10f64.powi(y_lo), 10f64.powi(y_hi)),
-    );
+    )
+    .with_legend(rows);
     let mut svg = frame.open(
         "Roofline: FLOP/s against FLOP per byte, log scales",
         &decades(x_lo, x_hi, intensity_label),
@@ -173,7 +196,6 @@ pub fn roofline(work: &Work, bytes: u64, measured: Option<f64>) -> String {
                 peak.tensor_flops_per_second,
             );
         }
-        // The legend, in the empty corner above the roofs' slopes.
         svg += &legend_row(
             &frame,
             row,
@@ -185,8 +207,10 @@ pub fn roofline(work: &Work, bytes: u64, measured: Option<f64>) -> String {
                 si(peak.flops_per_second),
                 si(peak.bytes_per_second)
             ),
+            false,
         );
     }
+    let mut row = Arch::ALL.len();
     if tensor > 0 {
         // One row for the thin roofs, each drawn target's peak in the order above.
         let peaks: Vec<String> = Arch::ALL
@@ -196,10 +220,12 @@ pub fn roofline(work: &Work, bytes: u64, measured: Option<f64>) -> String {
             .collect();
         svg += &legend_row(
             &frame,
-            Arch::ALL.len(),
+            row,
             "tensor",
             &format!("thin: tensor cores, {} TFLOP/s", peaks.join(" · ")),
+            false,
         );
+        row += 1;
     }
     if let Some(i) = intensity {
         let x = frame.x.at(i);
@@ -219,10 +245,30 @@ pub fn roofline(work: &Work, bytes: u64, measured: Option<f64>) -> String {
                 &mark.text,
             );
         }
+        if let Some(mark) = marks.last() {
+            svg += &legend_row(
+                &frame,
+                row,
+                &format!("roof-{}", mark.arch.name()),
+                "dots on the roofs: the most this run could reach on each GPU (its colour)",
+                true,
+            );
+            row += 1;
+        }
     }
     if let (Some((rate, s)), Some(i)) = (reached, intensity) {
         let y = frame.y.at(rate);
         svg += &point("measured", frame.x.at(i), y, &measured_text(rate, s));
+        svg += &legend_row(
+            &frame,
+            row,
+            "measured",
+            &format!(
+                "your GPU: what this run reached here, {}FLOP/s (WebGPU's timestamps)",
+                si(rate)
+            ),
+            true,
+        );
     }
     svg += "</svg>";
     let on_tensor_cores = match (work.tensor_flops, work.tile_product_flops) {
@@ -366,6 +412,39 @@ mod tests {
         // A software GPU's 1.68 MFLOP/s: the scale goes down to it, not to the roofs' 1 G.
         let slow = roofline(&w(602_151, 0), 414_112, Some(0.358));
         assert!(slow.contains(">1 M</text>"), "{slow}");
+    }
+
+    /// Every mark is named in the legend, and the legend lies below the plot (issue 68: it sat
+    /// on the roofs and the run's dots): each row's text under the plot's bottom edge.
+    #[test]
+    fn the_legend_names_every_mark_below_the_plot() {
+        let figure = roofline(&w(2_000_000_000, 1 << 30), 12_000_000_000, Some(1.0));
+        let rows: Vec<&str> = figure.split("<g class=\"legend").skip(1).collect();
+        let texts: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| r.split("\">").nth(2)?.split('<').next())
+            .collect();
+        assert_eq!(rows.len(), 6, "{texts:?}");
+        assert!(texts[3].starts_with("thin: tensor cores"), "{texts:?}");
+        assert!(texts[4].starts_with("dots on the roofs"), "{texts:?}");
+        assert!(
+            texts[5].starts_with("your GPU: what this run reached here, 3.07 GFLOP/s"),
+            "{texts:?}"
+        );
+        let plot_bottom = 300.0 - 40.0;
+        for row in &rows {
+            let y: f64 = row
+                .split("<text x=\"")
+                .nth(1)
+                .and_then(|t| t.split("y=\"").nth(1))
+                .and_then(|t| t.split('"').next())
+                .and_then(|t| t.parse().ok())
+                .unwrap_or_else(|| panic!("{row}"));
+            assert!(y > plot_bottom + 30.0, "a legend row at y = {y}: {row}");
+        }
+        // Without a measurement, no row for it.
+        let plain = roofline(&w(2_000_000_000, 0), 12_000_000_000, None);
+        assert_eq!(plain.matches("<g class=\"legend").count(), 4);
     }
 
     #[test]

@@ -279,3 +279,21 @@ test('the tensor-core page runs its GEMM on mma in the page, and WebGPU agrees b
   const gpu = (await kernel.getByTestId('gpu-status').textContent()) ?? '';
   if (gpu.startsWith('WebGPU (')) await expect(kernel.getByTestId('verdict')).toHaveText(/^GPU = simulator · every element equal/);
 });
+
+// Issue 68: CUDA's tensor-core names lead to Tessera's, and "fragment" to the tensor-cores page.
+test('a search for wmma finds the From CUDA table and the tensor-cores page; fragment finds the latter first', async ({ page }) => {
+  await page.goto('/docs/intro');
+  const search = page.getByTestId('docs-search');
+  await search.fill('wmma');
+  const results = page.getByTestId('search-results');
+  await expect(results.getByRole('link', { name: /From CUDA/ })).toBeVisible();
+  await expect(results.getByRole('link', { name: /Tensor cores/ })).toBeVisible();
+  await search.fill('fragment');
+  await expect(results.getByRole('link').first()).toHaveText(/Fragments: which lane holds which element/);
+  await results.getByRole('link').first().click();
+  await expect(page).toHaveURL(/\/docs\/tensor-cores#which-lane-holds-which-element$/);
+  await page.goto('/docs/cuda');
+  const table = page.locator('table').filter({ hasText: 'wmma::load_matrix_sync' });
+  await expect(table.getByRole('row').filter({ hasText: 'wmma::mma_sync' })).toContainText('acc = mma<over ctx.lane>(a, b, acc)');
+  await expect(table.getByRole('row').filter({ hasText: 'ldmatrix' })).toContainText('mma_load_a');
+});

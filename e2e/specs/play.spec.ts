@@ -437,3 +437,49 @@ test('a link to the same kernel with another launch opens with its form', async 
   await expect(page.getByTestId('dim-N')).toHaveValue('1000');
   await expect(page.getByTestId('input-A')).toBeVisible();
 });
+
+// Issue 68: a kernel with its own mma opens on a target that builds it; a reader who picks one
+// that does not is told what it needs, and occupancy is not shown for it.
+test('an mma kernel opens its PTX and occupancy on sm_80; sm_70 says it needs sm_80', async ({ play, page }) => {
+  await play.open('?example=mma_gemm');
+  await play.tab('Run').click();
+  await expect(page.getByTestId('occupancy-summary')).toHaveText(/^Occupancy on sm_80: \d+%/);
+  await play.tab('PTX').click();
+  await expect(page.getByTestId('arch')).toHaveValue('sm_80');
+  await expect(page.getByTestId('listing')).toContainText('mma.sync.aligned.m16n8k16');
+  await page.getByTestId('arch').selectOption('sm_70');
+  await expect(page.locator('.listing-blocked')).toHaveText(/^Needs sm_80 or later: pick it above\. kernel `\w+` uses mma<over ctx\.lane>, and sm_70 has no m16n8k16 matrix instruction \(E0522\)$/);
+  // The reader's pick stands while they edit the kernel.
+  await play.paste((await play.source()) + '\n// an edit\n');
+  await expect(page.locator('.listing-blocked')).toContainText('Needs sm_80 or later');
+  await play.tab('Run').click();
+  await expect(page.getByTestId('occupancy-summary')).toHaveText('Occupancy: sm_70 cannot build this kernel (its mma needs sm_80 or later): pick another target');
+  await expect(page.getByTestId('occupancy-table')).toHaveCount(0);
+});
+
+// Issue 68: small values keep their digits in the cells, and the full value is in the title.
+test('a result of 1e-5 reads 1.000e-5, and its title has it in full', async ({ play, page }) => {
+  await play.open('?example=saxpy');
+  await play.paste('@launch(64)\nkernel tiny(Y: tensor<f32>[N]) {\n  let i = ctx.block.x * 64 + ctx.thread\n  if i < N {\n    Y[i] = 0.00001 * f32(i + 1) + 100000000.0 * f32(i / 3)\n  }\n}\n');
+  await expect(play.diagnostics).toHaveCount(0);
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:', { timeout: 20_000 });
+  const cells = page.getByTestId('result-Y').locator('td');
+  await expect(cells.nth(0)).toHaveText('1.000e-5');
+  await expect(cells.nth(0)).toHaveAttribute('title', '[0] 1e-5');
+  await expect(cells.nth(3)).toHaveText('1.000e8');
+  await expect(cells.nth(3)).toHaveAttribute('title', '[3] 100000000');
+});
+
+// Issue 68: while the source has errors, the launch form says it is the last kernel's.
+test('the launch form says it is the last compiled kernel while the source has errors', async ({ play, page }) => {
+  await play.open('?example=saxpy');
+  await play.tab('Run').click();
+  await expect(page.getByTestId('launch-outdated')).toHaveCount(0);
+  await play.paste((await play.source()).replace('kernel saxpy', 'kernel saxpy oops'));
+  await expect(play.diagnostics.first()).toBeVisible();
+  await expect(page.getByTestId('launch-outdated')).toHaveText(/^The source has errors: this is the launch of the last kernel that compiled/);
+  await expect(page.locator('form.launch-panel')).toHaveClass(/outdated/);
+  await play.paste((await play.source()).replace('kernel saxpy oops', 'kernel saxpy'));
+  await expect(page.getByTestId('launch-outdated')).toHaveCount(0);
+});

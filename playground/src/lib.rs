@@ -526,6 +526,31 @@ pub fn Playground() -> impl IntoView {
         })
     });
     let form_kernel = Signal::derive_local(move || kernel.get());
+    // The source as it is has errors (the form, the occupancy and the diagram stay with the
+    // last kernel that compiled).
+    let source_broken = Signal::derive_local(move || compilation.with(|c| c.has_errors()));
+    // A kernel that the target cannot build (its own `mma` on sm_70) opens on the lowest that
+    // can: when the kernel changes from one the target built, not when the reader picks a
+    // target for the kernel they have (the PTX tab then says what it needs).
+    Effect::new(move |before: Option<(Option<Rc<Kernel>>, bool)>| {
+        let now = arch.get();
+        let Some(k) = kernel.get() else {
+            return (None, true);
+        };
+        let builds = compiler_core::ptx::refusal(&k, now).is_none();
+        // The kernel before, and whether the target (as it was then) built it.
+        let (same, built_before) = match &before {
+            Some((Some(old), built)) => (Rc::ptr_eq(old, &k), *built),
+            _ => (false, true),
+        };
+        match compiler_core::ptx::lowest_arch(&k) {
+            Some(lowest) if !same && !builds && built_before => {
+                arch.set(lowest);
+                (Some(k), true)
+            }
+            _ => (Some(k), builds),
+        }
+    });
     // The lane the reader follows: the stepper's strip, the diagram and the lane map of a kernel
     // that uses mma show the same one.
     let followed = RwSignal::new(None::<u32>);
@@ -701,7 +726,7 @@ pub fn Playground() -> impl IntoView {
                         {move || match tab.get() {
                             Tab::Run => view! {
                                 <RunSections memory=memory_open stepper=stepper_open fragments=uses_mma report=report/>
-                                <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems unread=unread on_run=on_run/>
+                                <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems unread=unread on_run=on_run outdated=source_broken/>
                                 {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
                                 <Results report=report place=results_place running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure counts=counts/>
                                 {move || memory_open.get().then(|| view! {

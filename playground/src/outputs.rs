@@ -5,6 +5,7 @@
 //! its source span in the editor. The listings are written by the playground's worker
 //! ([`listing`], run as a job: `run::ListingWriter`), so the page's module carries no backend.
 
+use compiler_core::diagnostic::Code;
 use compiler_core::ptx::Arch;
 use compiler_core::share::Tab;
 use compiler_core::span::Span;
@@ -46,13 +47,24 @@ pub struct Listing {
 /// A listing as a view shows it: the text, or why there is none.
 pub type Shown = Rc<Result<Listing, String>>;
 
-/// Why there is no listing: the first diagnostic that stops it.
+/// Why there is no listing: the first diagnostic that stops it. The source is at fault,
+/// except where the target lacks what it uses (E0521, E0522): then another target, picked
+/// above the listing, builds it.
 fn blocked(diagnostics: &[Diagnostic]) -> String {
     diagnostics
         .iter()
         .find(|d| d.is_error())
         .map_or_else(String::new, |d| {
-            format!("Fix the source first: {} {}", d.code.as_str(), d.message)
+            let (code, message) = (d.code.as_str(), &d.message);
+            match d.code {
+                Code::E0522 => {
+                    format!("Needs sm_80 or later: pick it above. {message} ({code})")
+                }
+                Code::E0521 => format!(
+                    "Needs a target with more shared memory: pick another above, or make the tiles smaller. {message} ({code})"
+                ),
+                _ => format!("Fix the source first: {code} {message}"),
+            }
         })
 }
 

@@ -53,7 +53,7 @@ impl KernelChecker {
             ExprKind::Name(name) => match self.lookup(name) {
                 Some(id) => self.use_var(id, expr.span),
                 None => {
-                    self.unknown_name(name, expr.span);
+                    self.unknown_name(name, expr.span, Wants::Value);
                     Value::error()
                 }
             },

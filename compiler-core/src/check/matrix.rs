@@ -208,7 +208,7 @@ impl KernelChecker {
             return;
         };
         let Some(id) = self.lookup(base_name) else {
-            self.unknown_name(base_name, base.span);
+            self.unknown_name(base_name, base.span, Wants::Indexed);
             return;
         };
         let base_value = self.use_var(id, base.span);

@@ -41,6 +41,7 @@ use crate::ir::{CtxField, Scalar};
 use crate::span::Span;
 use crate::syntax::ast::*;
 use crate::syntax::ctx;
+use scopes::Wants;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -273,6 +274,9 @@ struct KernelChecker {
     /// The current uniformity of each variable (flow-sensitive), indexed like `vars`.
     env: Vec<Uniformity>,
     scopes: Vec<Vec<(String, usize)>>,
+    /// The names of the blocks that have closed, latest last: each with where it was declared
+    /// and where its block ended, for a use after it (E0201 says both).
+    ended: Vec<(String, Span, Span)>,
     control: Vec<Cause>,
     frames: Vec<LoopFrame>,
     loops: HashMap<usize, LoopState>,
@@ -324,6 +328,7 @@ impl KernelChecker {
             vars: Vec::new(),
             env: Vec::new(),
             scopes: vec![Vec::new()],
+            ended: Vec::new(),
             control: Vec::new(),
             frames: Vec::new(),
             loops: HashMap::new(),

@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// What goes where an unknown name stands: a value (anything but a tensor), or something
+/// indexed (a tensor, tile or array).
+#[derive(Clone, Copy)]
+pub(super) enum Wants {
+    Value,
+    Indexed,
+}
+
 impl KernelChecker {
     pub(super) fn declare(
         &mut self,
@@ -101,30 +109,54 @@ impl KernelChecker {
             .map(|&(_, id)| id)
     }
 
-    pub(super) fn names_in_scope(&self) -> impl Iterator<Item = &str> {
-        self.scopes.iter().flatten().map(|(n, _)| n.as_str())
-    }
-
-    pub(super) fn unknown_name(&mut self, name: &str, span: Span) {
+    /// E0201 for `name`, used where a name of kind `wants` goes. Its help is, in order: the
+    /// block it was declared in, if that block has ended (where it was declared and where the
+    /// block ended); CUDA's name's Tessera spelling; or a similar name in scope of the kind that
+    /// goes there (a tensor only where one is indexed), never a name that would not type-check.
+    pub(super) fn unknown_name(&mut self, name: &str, span: Span, wants: Wants) {
         let mut diagnostic =
             Diagnostic::error(Code::E0201, span, format!("`{name}` is not defined"))
                 .with_label("not defined here");
-        if let Some(help) = crate::syntax::cuda::help(name) {
+        let ended = self.ended.iter().rev().find(|(n, _, _)| n == name);
+        if let Some(&(_, declared, end)) = ended {
+            diagnostic = diagnostic
+                .with_secondary(declared, format!("`{name}` was declared here"))
+                .with_secondary(end, "and its block ended here")
+                .with_help(format!("a name lives until the end of its block: declare `{name}` before the block (a var, assigned in it) to use it after"));
+        } else if let Some(help) = crate::syntax::cuda::help(name) {
             diagnostic = match crate::syntax::cuda::replacement(name) {
                 Some(tessera) => diagnostic.with_fix(help, span, tessera),
                 None => diagnostic.with_help(help),
             };
-        } else if let Some(similar) = builtins::closest(name, self.names_in_scope()) {
-            let help = format!("a name in scope is similar: `{similar}`");
-            diagnostic = diagnostic.with_fix(help, span, similar);
+        } else {
+            let fits = self.scopes.iter().flatten().filter(|&&(_, id)| {
+                let ty = &self.vars[id].ty;
+                match wants {
+                    Wants::Value => !matches!(ty, Type::Tensor { .. }),
+                    Wants::Indexed => {
+                        matches!(
+                            ty,
+                            Type::Tensor { .. } | Type::Tile { .. } | Type::Array { .. }
+                        )
+                    }
+                }
+            });
+            if let Some(similar) = builtins::closest(name, fits.map(|(n, _)| n.as_str())) {
+                let help = format!("a name in scope is similar: `{similar}`");
+                diagnostic = diagnostic.with_fix(help, span, similar);
+            }
         }
         self.error(diagnostic);
     }
 
-    pub(super) fn with_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+    /// Runs `f` in a new scope, the block `block` (whose last character is its `}`).
+    pub(super) fn with_scope<T>(&mut self, block: Span, f: impl FnOnce(&mut Self) -> T) -> T {
         self.scopes.push(Vec::new());
         let result = f(self);
-        self.scopes.pop();
+        let end = Span::new(block.end.saturating_sub(1), block.end);
+        for (name, id) in self.scopes.pop().unwrap_or_default() {
+            self.ended.push((name, self.vars[id].declared_at, end));
+        }
         result
     }
 

@@ -5,7 +5,7 @@ use super::*;
 
 impl KernelChecker {
     pub(super) fn block(&mut self, block: &Block) -> Vec<Exit> {
-        self.with_scope(|checker| checker.statements(&block.stmts))
+        self.with_scope(block.span, |checker| checker.statements(&block.stmts))
     }
 
     pub(super) fn statements(&mut self, stmts: &[Stmt]) -> Vec<Exit> {
@@ -184,7 +184,7 @@ impl KernelChecker {
         match &target.kind {
             ExprKind::Name(name) => {
                 let Some(id) = self.lookup(name) else {
-                    self.unknown_name(name, target.span);
+                    self.unknown_name(name, target.span, Wants::Value);
                     return;
                 };
                 let (ty, kind, declared_at) = {
@@ -372,7 +372,7 @@ impl KernelChecker {
             return None;
         };
         let Some(id) = self.lookup(name) else {
-            self.unknown_name(name, base.span);
+            self.unknown_name(name, base.span, Wants::Indexed);
             return None;
         };
         let base_value = self.use_var(id, base.span);
@@ -528,7 +528,7 @@ impl KernelChecker {
             break_env: None,
             divergent_exit: None,
         });
-        let exits = self.with_scope(|checker| {
+        let exits = self.with_scope(body.span, |checker| {
             declare(checker);
             checker.statements(&body.stmts)
         });

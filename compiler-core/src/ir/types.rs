@@ -203,6 +203,24 @@ impl Scalar {
         }
     }
 
+    /// A value in full, as a cell's tooltip gives it: a float as the shortest decimal that
+    /// reads back as its bits (scientific from 10^16 up and below 10^-4), any other as
+    /// [`Scalar::show`] has it.
+    pub fn show_exact(self, bits: u32) -> String {
+        match self {
+            Scalar::F32 | Scalar::F16 => {
+                let v = f32::from_bits(bits);
+                let size = v.abs();
+                if v.is_finite() && (size >= 1e16 || (size < 1e-4 && size > 0.0)) {
+                    format!("{v:e}")
+                } else {
+                    format!("{v}")
+                }
+            }
+            _ => self.show(bits),
+        }
+    }
+
     /// An element of a tensor's `bits` as a table shows it: `words` are its words (two, low
     /// first, for a 64-bit integer).
     pub fn show_words(self, words: &[u32]) -> String {
@@ -213,13 +231,20 @@ impl Scalar {
         }
     }
 
-    /// A value as a table shows it: a whole float without a fraction, another to four
-    /// places; a `u32` past 16 bits (a mask, as a rule) in hex.
+    /// A value as a table shows it, short: a whole float without a fraction, another to four
+    /// places from 0.001 up, and in scientific notation to four digits below (a softmax's
+    /// 1e-5 must not read as zero) and from 10^7 up; a `u32` past 16 bits (a mask, as a rule)
+    /// in hex. [`Scalar::show_exact`] gives the value a float's bits hold.
     pub fn show(self, bits: u32) -> String {
         match self {
             Scalar::F32 | Scalar::F16 => {
                 let v = f32::from_bits(bits);
-                if v == v.trunc() && v.abs() < 1e7 {
+                let size = v.abs();
+                if !v.is_finite() {
+                    format!("{v}")
+                } else if size >= 1e7 || (size < 1e-3 && size > 0.0) {
+                    format!("{v:.3e}")
+                } else if v == v.trunc() {
                     format!("{v:.0}")
                 } else {
                     format!("{v:.4}")
@@ -424,6 +449,40 @@ mod tests {
     fn values_show_as_a_reader_expects() {
         assert_eq!(Scalar::F32.show(3.0f32.to_bits()), "3");
         assert_eq!(Scalar::F32.show(0.5f32.to_bits()), "0.5000");
+        // Small and large values keep their digits (a softmax over long rows: issue 68).
+        assert_eq!(Scalar::F32.show(1e-5f32.to_bits()), "1.000e-5");
+        assert_eq!(Scalar::F32.show(1.2345e-5f32.to_bits()), "1.234e-5");
+        assert_eq!(Scalar::F32.show(0.001f32.to_bits()), "0.0010");
+        assert_eq!(Scalar::F32.show(3e9f32.to_bits()), "3.000e9");
+        assert_eq!(Scalar::F32.show((-0.0f32).to_bits()), "-0");
+        assert_eq!(Scalar::F32.show(f32::NAN.to_bits()), "NaN");
+        assert_eq!(Scalar::F32.show(f32::NEG_INFINITY.to_bits()), "-inf");
+        assert_eq!(Scalar::F32.show(f32::from_bits(1).to_bits()), "1.401e-45");
+        // In full, the shortest decimal that reads back as the same bits.
+        assert_eq!(Scalar::F32.show_exact(0.1f32.to_bits()), "0.1");
+        assert_eq!(
+            Scalar::F32.show_exact(1.0000001e-5f32.to_bits()),
+            "1.0000001e-5"
+        );
+        assert_eq!(
+            Scalar::F32.show_exact(0.33333334f32.to_bits()),
+            "0.33333334"
+        );
+        for v in [
+            1e-5f32,
+            1.0000001e-5,
+            123.456,
+            1e20,
+            f32::MIN_POSITIVE,
+            -7.5e-39,
+        ] {
+            let shown = Scalar::F32.show_exact(v.to_bits());
+            assert_eq!(
+                shown.parse::<f32>().map(f32::to_bits),
+                Ok(v.to_bits()),
+                "{shown}"
+            );
+        }
         assert_eq!(Scalar::I32.show((-4i32) as u32), "-4");
         assert_eq!(Scalar::U32.show(0xffff_ffff), "0xffffffff");
         assert_eq!(Scalar::U32.show(12), "12");

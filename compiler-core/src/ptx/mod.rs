@@ -192,19 +192,36 @@ pub fn emit_module(
     })
 }
 
+/// Why `arch` has no instruction for an operation of `kernel`, if it has none (E0522: the
+/// source's own `mma` on sm_70; a tile product's `mma`s sit under `tensor_cores`, 0 on sm_70,
+/// whose other branch computes the same product). [`emit`] refuses by it; the playground
+/// picks its target by it ([`lowest_arch`]).
+pub fn refusal(kernel: &Kernel, arch: Arch) -> Option<Diagnostic> {
+    let at = kernel.mma.filter(|_| !arch.has_mma())?;
+    Some(Diagnostic::error(
+        Code::E0522,
+        at,
+        format!(
+            "kernel `{}` uses mma<over ctx.lane>, and {} has no m16n8k16 matrix instruction",
+            kernel.name,
+            arch.name()
+        ),
+    )
+    .with_help("choose sm_80 or sm_90 (A100, H100 and later), where mma.sync.m16n8k16 runs on the tensor cores"))
+}
+
+/// The lowest target with every operation `kernel` uses and room for its shared memory (as
+/// [`shared_bytes`] counts it), if one has: what a host opens its PTX and occupancy on.
+pub fn lowest_arch(kernel: &Kernel) -> Option<Arch> {
+    let shared = shared_bytes(kernel);
+    Arch::ALL
+        .into_iter()
+        .find(|&arch| refusal(kernel, arch).is_none() && shared <= arch.static_shared_bytes())
+}
+
 pub fn emit(kernel: &Kernel, source: &str, arch: Arch, guard: Guard) -> Result<Ptx, Diagnostic> {
-    // The source's own matrix operations; a tile product's `mma`s (`ir/tiles.rs`) sit under
-    // `tensor_cores`, 0 on sm_70, whose other branch computes the same product.
-    if let (false, Some(at)) = (arch.has_mma(), kernel.mma) {
-        return Err(Diagnostic::error(
-            Code::E0522,
-            at,
-            format!(
-                "kernel `{}` uses mma<over ctx.lane>, and sm_70 has no m16n8k16 matrix instruction",
-                kernel.name
-            ),
-        )
-        .with_help("choose sm_80 or sm_90 (A100, H100 and later), where mma.sync.m16n8k16 runs on the tensor cores"));
+    if let Some(refused) = refusal(kernel, arch) {
+        return Err(refused);
     }
     let mut emitter = Emitter::new(kernel, source, arch);
     if let Guard::Trips(budget) = guard {
@@ -896,5 +913,24 @@ mod tests {
         assert_eq!(pick(8, 9), Some(Arch::Sm80));
         assert_eq!(pick(9, 0), Some(Arch::Sm90));
         assert_eq!(pick(12, 0), Some(Arch::Sm90));
+    }
+
+    /// A host opens a kernel's PTX on the lowest target that builds it: sm_80 for its own
+    /// `mma`, sm_70 for a tile product (whose other branch runs there) and anything else.
+    #[test]
+    fn the_lowest_target_is_the_first_that_builds_the_kernel() {
+        let lowest = |name: &str| {
+            let example = crate::examples::find(name).unwrap_or_else(|| panic!("{name}"));
+            let compilation = crate::compile(example.source);
+            let kernel = compilation.kernel(None).unwrap_or_else(|d| panic!("{d:?}"));
+            let refused: Vec<Arch> = Arch::ALL
+                .into_iter()
+                .filter(|&a| super::refusal(kernel, a).is_some())
+                .collect();
+            (super::lowest_arch(kernel), refused)
+        };
+        assert_eq!(lowest("mma_gemm"), (Some(Arch::Sm80), vec![Arch::Sm70]));
+        assert_eq!(lowest("gemm_f16_f32"), (Some(Arch::Sm70), vec![]));
+        assert_eq!(lowest("saxpy"), (Some(Arch::Sm70), vec![]));
     }
 }

@@ -121,6 +121,16 @@ impl Tensor {
             .map(|words| self.element.show_words(words))
     }
 
+    /// Element `i` in full ([`Scalar::show_exact`]), as a cell's tooltip gives it.
+    pub fn show_exact(&self, i: usize) -> Option<String> {
+        let w = self.element.words();
+        let words = self.bits.get(i * w..(i + 1) * w)?;
+        Some(match words {
+            [_, _] => self.element.show_words(words),
+            _ => self.element.show_exact(words[0]),
+        })
+    }
+
     /// The number element `i` holds (a 64-bit integer exact up to 2^53).
     pub fn value(&self, i: usize) -> Option<f64> {
         let w = self.element.words();

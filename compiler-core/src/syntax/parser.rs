@@ -539,9 +539,32 @@ where
             }))
             .then_ignore(separator().repeated());
 
+        // A `let` whose value does not parse still declares its name (of no type): its uses
+        // below raise no second error, and a quick fix never offers another name for it.
+        let failed_let = just(Token::Let)
+            .to(false)
+            .or(just(Token::Var).to(true))
+            .then(binding())
+            .then(punct(':').ignore_then(type_parser(expr.clone())).or_not())
+            .then_ignore(op("="))
+            .then(rest_of_statement())
+            .map_with(|(((mutable, name), ty), rest), e| Stmt {
+                kind: StmtKind::Let {
+                    mutable,
+                    name,
+                    ty,
+                    value: Expr {
+                        kind: ExprKind::Error,
+                        span: rest.span,
+                    },
+                },
+                span: span_of(e),
+            });
+
         compound
             .or(simple)
             .labelled("a statement")
+            .recover_with(via_parser(failed_let))
             .recover_with(via_parser(rest_of_statement()))
             .boxed()
     })

@@ -335,6 +335,9 @@ pub fn LaunchPanel(
     /// Filled by the fields with what they could not take.
     unread: UnreadFields,
     on_run: Callback<()>,
+    /// The source has errors now: the form is of the last kernel that compiled, and says so.
+    #[prop(into)]
+    outdated: Signal<bool, LocalStorage>,
 ) -> impl IntoView {
     provide_context(unread);
     let none = Signal::derive_local(|| None::<String>);
@@ -484,7 +487,10 @@ pub fn LaunchPanel(
         })
     });
     view! {
-        <form class="launch-panel" aria-label="Launch" novalidate=true on:submit=move |ev| { ev.prevent_default(); on_run.run(()); }>
+        <form class="launch-panel" class:outdated=move || outdated.get() aria-label="Launch" novalidate=true on:submit=move |ev| { ev.prevent_default(); on_run.run(()); }>
+            {move || outdated.get().then(|| view! {
+                <p class="hint outdated-note" data-testid="launch-outdated">"The source has errors: this is the launch of the last kernel that compiled, which Run runs until they are fixed."</p>
+            })}
             {move || (kernel_names.get().len() > 1).then(|| view! {
                 <label class="field">
                     <span>"kernel"</span>

@@ -174,10 +174,21 @@ pub fn OccupancyView(
         let bytes = compiler_core::ptx::shared_bytes(&kernel);
         (bytes <= arch.get().static_shared_bytes()).then_some((kernel.threads, bytes))
     });
+    // No occupancy on a target that cannot build the kernel (its own `mma` on sm_70, E0522).
+    let refused = Memo::new(move |_| {
+        let kernel = kernel.get()?;
+        compiler_core::ptx::refusal(&kernel, arch.get()).map(|_| arch.get())
+    });
     let figures = move || {
         let (threads, bytes) = shared.get()?;
         Some((
-            occupancy(arch.get(), threads, bytes, registers.get()),
+            match refused.get() {
+                Some(arch) => Err(format!(
+                    "{} cannot build this kernel (its mma needs sm_80 or later): pick another target",
+                    arch.name()
+                )),
+                None => occupancy(arch.get(), threads, bytes, registers.get()),
+            },
             bytes,
         ))
     };
@@ -215,7 +226,7 @@ pub fn OccupancyView(
                         </tbody>
                     </table>
                 }))}
-                {move || shared.get().map(|(threads, bytes)| view! {
+                {move || shared.get().filter(|_| refused.get().is_none()).map(|(threads, bytes)| view! {
                     <div class="occupancy-curves" inner_html=charts::occupancy_curves(arch.get(), threads, bytes, registers.get())></div>
                 })}
             </div>

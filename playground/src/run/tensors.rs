@@ -257,9 +257,13 @@ fn TensorTable(
         };
         let theirs = other.as_ref().and_then(|o| o.show(i));
         let differs = theirs.as_ref().is_some_and(|t| *t != mine);
-        let title = match &theirs {
-            Some(t) => format!("[{i}] simulator {mine}, GPU {t}"),
-            None => format!("[{i}] {mine}"),
+        // The value in full: a cell shows it short.
+        let exact = |t: &Tensor| t.show_exact(i).unwrap_or_default();
+        let title = match &other {
+            Some(o) if theirs.is_some() => {
+                format!("[{i}] simulator {}, GPU {}", exact(&tensor), exact(o))
+            }
+            _ => format!("[{i}] {}", exact(&tensor)),
         };
         view! {
             <td class:differs=differs class:target=move || target.get() == Some(i) style=heat(value, low, high) title=title>
