@@ -95,7 +95,7 @@ fn legend_row(frame: &Frame, row: usize, class: &str, text: &str, dot: bool) -> 
     let x = frame.x.from;
     let (kind, glyph) = match dot {
         true => (
-            "point",
+            "dot",
             format!(
                 "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\"/>",
                 x + 11.0,
@@ -250,7 +250,7 @@ pub fn roofline(work: &Work, bytes: u64, measured: Option<f64>) -> String {
                 &frame,
                 row,
                 &format!("roof-{}", mark.arch.name()),
-                "dots on the roofs: the most this run could reach on each GPU (its colour)",
+                "dots on the roofs: the most this run can reach on each GPU",
                 true,
             );
             row += 1;
@@ -264,7 +264,7 @@ pub fn roofline(work: &Work, bytes: u64, measured: Option<f64>) -> String {
             row,
             "measured",
             &format!(
-                "your GPU: what this run reached here, {}FLOP/s (WebGPU's timestamps)",
+                "your GPU: {}FLOP/s, measured (WebGPU's timestamps)",
                 si(rate)
             ),
             true,
@@ -428,7 +428,7 @@ mod tests {
         assert!(texts[3].starts_with("thin: tensor cores"), "{texts:?}");
         assert!(texts[4].starts_with("dots on the roofs"), "{texts:?}");
         assert!(
-            texts[5].starts_with("your GPU: what this run reached here, 3.07 GFLOP/s"),
+            texts[5].starts_with("your GPU: 3.07 GFLOP/s, measured"),
             "{texts:?}"
         );
         let plot_bottom = 300.0 - 40.0;

@@ -48,6 +48,37 @@ test('brackets close, Enter indents after {, and } outdents', async ({ play, pag
   await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
 });
 
+// Issue 68: a whole kernel typed key by key, braces and all, leaves no stray `}`; a `{` above
+// lines indented deeper opens without closing.
+test('typing a whole kernel key by key leaves no stray brace', async ({ play, page }) => {
+  await play.open('?example=vector_add');
+  await play.paste('');
+  await play.caret(0);
+  const kernel = [
+    '@launch(32)',
+    'kernel k(Y: tensor<i32>[N]) {',
+    'for i in range(0, 4) {',
+    'if ctx.lane < 4 {',
+    'Y[ctx.lane] = i',
+    '}',
+    '}',
+    '}',
+  ];
+  // Typed as a reader types it: each line's words, Enter, and the editor's own indentation.
+  for (const line of kernel) {
+    await page.keyboard.type(line);
+    await page.keyboard.press('Enter');
+  }
+  await play.expectSource('@launch(32)\nkernel k(Y: tensor<i32>[N]) {\n  for i in range(0, 4) {\n    if ctx.lane < 4 {\n      Y[ctx.lane] = i\n    }\n  }\n}\n');
+  await expect(page.getByTestId('diagnostics-ok')).toBeVisible();
+
+  // A loop put around lines already indented under it: its `{` does not close at once.
+  await play.paste('@launch(32)\nkernel k(Y: tensor<i32>[N]) {\n  for i in range(0, 4)\n    Y[ctx.lane] = i\n}\n');
+  await play.caret('@launch(32)\nkernel k(Y: tensor<i32>[N]) {\n  for i in range(0, 4)'.length);
+  await page.keyboard.type(' {');
+  await play.expectSource('@launch(32)\nkernel k(Y: tensor<i32>[N]) {\n  for i in range(0, 4) {\n    Y[ctx.lane] = i\n}\n');
+});
+
 test('Ctrl+/ comments a line out and back in, and Ctrl+F searches', async ({ play, page }) => {
   await play.open('?example=vector_add');
   await play.caret(vectorAdd.indexOf('  let i') + 4);

@@ -40,6 +40,51 @@ function braceIndent(context, pos) {
   return depth * TAB.length;
 }
 
+// Braces as a reader types a whole kernel (issue 68). A `{` typed at the end of a line whose
+// next line is indented deeper (a loop put around lines already there) opens without a `}`:
+// the reader closes it below those lines. A `}` typed where the braces already balance and
+// only blanks stand between the caret and a `}` (the one `{` + Enter put there) types over that
+// one, as closeBrackets does on one line, instead of leaving a stray `}`.
+function balanced(text) {
+  let depth = 0;
+  for (const c of text) {
+    if (c === "{") depth++;
+    else if (c === "}") depth--;
+  }
+  return depth === 0;
+}
+const indentOf = (line) => /^\s*/.exec(line.text)[0].length;
+const braces = EditorView.inputHandler.of((view, from, to, text) => {
+  const state = view.state;
+  if (from !== to || state.selection.ranges.length !== 1) return false;
+  const line = state.doc.lineAt(from);
+  if (text === "{") {
+    const atEnd = line.text.slice(from - line.from).trim() === "";
+    if (!atEnd || line.number >= state.doc.lines) return false;
+    const next = state.doc.line(line.number + 1);
+    if (next.text.trim() === "" || indentOf(next) <= indentOf(line)) return false;
+    view.dispatch({ changes: { from, insert: "{" }, selection: { anchor: from + 1 }, userEvent: "input.type" });
+    return true;
+  }
+  if (text === "}") {
+    const doc = state.doc.toString();
+    const closer = /^\s*\}/.exec(doc.slice(from));
+    if (!closer || !closer[0].includes("\n") || !balanced(doc)) return false;
+    // The caret's line keeps what stands before the caret; the `}` below comes up to it.
+    const before = line.text.slice(0, from - line.from);
+    if (before.trim() !== "") return false;
+    const end = from + closer[0].length;
+    const indent = " ".repeat(Math.max(0, indentOf(state.doc.lineAt(end)) ));
+    view.dispatch({
+      changes: { from: line.from, to: end, insert: indent + "}" },
+      selection: { anchor: line.from + indent.length + 1 },
+      userEvent: "input.type",
+    });
+    return true;
+  }
+  return false;
+});
+
 const language = EditorState.languageData.of(() => [{
   commentTokens: { line: "//", block: { open: "/*", close: "*/" } },
   indentOnInput: /^\s*\}$/,
@@ -144,6 +189,7 @@ export function createEditor(parent, options) {
         drawSelection(),
         indentOnInput(),
         bracketMatching(),
+        Prec.high(braces),
         closeBrackets(),
         autocompletion({ override: [completion], icons: false }),
         highlightActiveLine(),
