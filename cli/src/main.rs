@@ -106,7 +106,7 @@ fn main() -> ExitCode {
         Command::Fmt(args) => return fmt::run(&args),
         Command::Ctx(args) => ctx(&args),
         Command::Mma(args) => mma::run(&args),
-        Command::Gpu => gpu(),
+        Command::Gpu => runtime::devices(),
     };
     match result {
         Ok(text) => {
@@ -236,29 +236,6 @@ fn ctx(args: &CtxArgs) -> Result<String, String> {
 
 /// Both GPU APIs, each with what it found or why it found nothing; an error only when neither
 /// found a GPU.
-fn gpu() -> Result<String, String> {
-    let vulkan = pollster::block_on(runtime::probe()).map(|report| report.to_string());
-    let cuda = runtime::cuda::devices()
-        .map(|devices| devices.iter().map(|d| format!("{d}\n")).collect::<String>());
-    let text = format!(
-        "Vulkan (--backend gpu):\n{}\nCUDA (--backend cuda):\n{}",
-        indent(vulkan.as_ref()),
-        indent(cuda.as_ref())
-    );
-    match (vulkan, cuda) {
-        (Err(_), Err(_)) => Err(text.trim_end().to_owned()),
-        _ => Ok(text),
-    }
-}
-
-fn indent(found: Result<&String, &runtime::RuntimeError>) -> String {
-    let text = match found {
-        Ok(text) => text.clone(),
-        Err(error) => format!("none: {error}\n"),
-    };
-    text.lines().map(|line| format!("  {line}\n")).collect()
-}
-
 /// Grid extents: axes left out are 1, as in CUDA's `dim3`.
 pub(crate) fn parse_extents(text: &str) -> Result<Dim3, String> {
     parse_axes(text, 1)

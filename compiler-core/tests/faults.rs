@@ -238,6 +238,34 @@ fn a_dimension_without_a_value_is_explained() {
     );
 }
 
+/// An integer scalar its type cannot hold is refused, as a fraction is (it wrapped silently:
+/// 5,000,000,000 ran as 705,032,704); the largest it holds runs.
+#[test]
+fn an_integer_scalar_out_of_its_types_range_is_refused() {
+    let source = "@launch(32)\nkernel k(n: i32, u: u32, Y: tensor<u32>[2]) {\n  if ctx.thread == 0 {\n    Y[0] = u32(n)\n    Y[1] = u\n  }\n}\n";
+    let with = |n: f64, u: f64| {
+        let mut l = launch(&[], vec![]);
+        l.scalars.insert("n".into(), n);
+        l.scalars.insert("u".into(), u);
+        l
+    };
+    let (code, text) = fault(source, with(5e9, 1.0));
+    assert_eq!(code, Code::E0515);
+    assert!(
+        text.contains(
+            "the scalar `n: i32` takes integers from -2147483648 to 2147483647, not 5000000000"
+        ),
+        "{text}"
+    );
+    let (_, text) = fault(source, with(1.0, -1.0));
+    assert!(
+        text.contains("the scalar `u: u32` takes integers from 0 to 4294967295, not -1"),
+        "{text}"
+    );
+    let ran = compiler_core::compile(source).run(&with(-2147483648.0, 4294967295.0));
+    assert!(ran.is_ok(), "the ends of the ranges run");
+}
+
 #[test]
 fn a_missing_scalar_is_explained() {
     let source = std::fs::read_to_string(concat!(

@@ -205,3 +205,33 @@ pub fn write_back<'py>(
         .call_method1("copyto", (&passed, &result))?;
     Ok(passed)
 }
+
+/// `scalars={name: number}` as the launch takes them; a value that is not a number is a
+/// `TypeError` that names its parameter (a whole number or a float; the launch refuses one its
+/// type cannot hold, as it refuses 2.7 for an integer).
+pub fn scalars(
+    given: Option<&Bound<'_, pyo3::types::PyDict>>,
+) -> PyResult<std::collections::BTreeMap<String, f64>> {
+    let mut out = std::collections::BTreeMap::new();
+    for (key, value) in given.into_iter().flat_map(|d| d.iter()) {
+        let name: String = key.extract()?;
+        let number = match value.is_instance_of::<pyo3::types::PyBool>() {
+            true => None,
+            false => value.extract::<f64>().ok(),
+        };
+        let Some(number) = number else {
+            let kind = value
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".to_owned(), |n| n.to_string());
+            let shown = value
+                .repr()
+                .map_or_else(|_| "?".to_owned(), |r| r.to_string());
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "the scalar `{name}` takes a number (an int or a float), not {shown} ({kind})"
+            )));
+        };
+        out.insert(name, number);
+    }
+    Ok(out)
+}

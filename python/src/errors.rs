@@ -56,11 +56,12 @@ pub fn objects<'py>(
         .collect()
 }
 
-/// Issues `text` as a `tessera.TesseraWarning`, attributed to the caller's line.
-pub fn warn(py: Python<'_>, text: &str) -> PyResult<()> {
+/// Issues `text` as a `tessera.TesseraWarning`, attributed to the Python frame `stacklevel`
+/// up (1: the caller of the Rust function; 2: its caller, past `tessera.compile`'s wrapper).
+pub fn warn(py: Python<'_>, text: &str, stacklevel: u32) -> PyResult<()> {
     let category = py.import("tessera._errors")?.getattr("TesseraWarning")?;
     py.import("warnings")?
-        .call_method1("warn", (category.call1((text,))?, py.None(), 1))?;
+        .call_method1("warn", (category.call1((text,))?, py.None(), stacklevel))?;
     Ok(())
 }
 

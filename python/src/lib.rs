@@ -11,6 +11,7 @@
 mod arrays;
 mod charts;
 mod errors;
+mod launch_args;
 mod module;
 mod watch;
 
@@ -27,10 +28,18 @@ fn compile(py: Python<'_>, source: &str, name: &str) -> PyResult<Module> {
     Module::compile(py, source, name)
 }
 
+/// The GPUs each backend would run on, as `tessera gpu` prints them: the Vulkan adapter
+/// (`backend="gpu"`) and each CUDA device (`backend="cuda"`), or why there is none.
+#[pyfunction]
+fn devices() -> String {
+    runtime::devices().unwrap_or_else(|none| none)
+}
+
 #[pymodule]
 fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(devices, m)?)?;
     m.add_function(wrap_pyfunction!(charts::diagram, m)?)?;
     m.add_class::<Module>()?;
     m.add_class::<Profile>()?;

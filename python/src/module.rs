@@ -5,6 +5,7 @@
 use crate::arrays;
 use crate::charts::{Chart, Profile};
 use crate::errors::{diagnosed, error, objects, warn};
+use crate::launch_args::LaunchArgs;
 use crate::watch::{Watch, Watched};
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param};
@@ -30,35 +31,6 @@ pub struct Module {
     name: String,
 }
 
-/// A launch's keyword arguments, as `run` and `profile` take them.
-struct LaunchArgs<'py> {
-    name: Option<String>,
-    grid: Option<Bound<'py, PyAny>>,
-    dims: Option<BTreeMap<String, i64>>,
-    scalars: Option<BTreeMap<String, f64>>,
-    lanes: Option<u32>,
-    step_limit: Option<u64>,
-    threads: Option<u32>,
-    /// Tensors by name: `inputs={…}` (any name, one of `run`'s own included), then the
-    /// keyword arguments.
-    tensors: Vec<Bound<'py, PyDict>>,
-}
-
-impl LaunchArgs<'_> {
-    /// The numpy array passed for the tensor `name`, if one was.
-    fn passed(&self, name: &str) -> Option<Bound<'_, PyAny>> {
-        let value = self
-            .tensors
-            .iter()
-            .rev()
-            .find_map(|t| t.get_item(name).ok().flatten())?;
-        value
-            .cast::<numpy::PyUntypedArray>()
-            .is_ok()
-            .then_some(value)
-    }
-}
-
 impl Module {
     /// Compiles `source`; its warnings are issued through Python's `warnings`, each as
     /// `tessera check` prints it, and stay in `Module.warnings`.
@@ -70,7 +42,8 @@ impl Module {
         for warning in &compilation.diagnostics {
             let text =
                 compiler_core::diagnostic::render_all(std::slice::from_ref(warning), source, name);
-            warn(py, text.trim_end())?;
+            // Past `tessera.compile` or `tessera.load`, to the reader's line.
+            warn(py, text.trim_end(), 2)?;
         }
         Ok(Module {
             compilation,
@@ -158,7 +131,7 @@ impl Module {
                 None => Dim3::new(1, 1, 1),
             },
             dims: args.dims.clone().unwrap_or_default(),
-            scalars: args.scalars.clone().unwrap_or_default(),
+            scalars: args.scalars.clone(),
             lanes: args.lanes.unwrap_or(compiler_core::hierarchy::NVIDIA_LANES),
             step_limit: args.step_limit,
             ..Launch::default()
@@ -284,8 +257,9 @@ impl Module {
             }));
             let total = prepared.ctas();
             let on_simulator = matches!(opened, Backend::Simulator);
+            let dispatches = args.dispatches;
             let outcome = watch.run(py, total, "CTAs", progress && on_simulator, || match opened
-                .run(&prepared, source)
+                .run_timed(&prepared, source, dispatches)
             {
                 Some(Ok(output)) => (Ok((output.args, None, Some(output.timing))), None),
                 Some(Err(failure)) => (Err(failure), None),
@@ -329,7 +303,7 @@ impl Module {
             .get_item("notes")?
             .map_or(Ok(Vec::new()), |n| n.extract())?;
         for note in notes {
-            warn(py, &note)?;
+            warn(py, &note, 1)?;
         }
         let outputs = py
             .import("tessera._results")?
@@ -381,6 +355,16 @@ impl Module {
                 error(py, "RunError", message)
             }
         })
+    }
+}
+
+/// The exception for diagnostics that stop a target's code: `TargetError` where the target
+/// lacks what the kernel uses (E0521, E0522), `CompileError` where the source is at fault.
+fn codegen_error(diagnostics: &[compiler_core::Diagnostic]) -> &'static str {
+    use compiler_core::diagnostic::Code;
+    match diagnostics.iter().find(|d| d.is_error()).map(|d| d.code) {
+        Some(Code::E0521 | Code::E0522) => "TargetError",
+        _ => "CompileError",
     }
 }
 
@@ -545,8 +529,9 @@ impl Module {
     /// GPU) or `"cuda"` (PTX on its NVIDIA GPU). `threads`: the simulator's threads (the
     /// machine's cores); `lanes`: `ctx.lanes` (32); `step_limit`: statements per CTA before
     /// the run stops (E0514). Ctrl-C stops a simulator run; `progress` shows a bar for runs
-    /// past a second.
-    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, backend = "sim", threads = None, lanes = None, emulate_warps = false, step_limit = None, progress = true, inputs = None, **tensors))]
+    /// past a second. On a GPU, the kernel is dispatched `repeats` more times (9) to time it
+    /// (`Outputs.gpu_seconds`); `timing=False` runs it once, untimed.
+    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, backend = "sim", threads = None, lanes = None, emulate_warps = false, step_limit = None, progress = true, timing = true, repeats = None, inputs = None, **tensors))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -554,13 +539,15 @@ impl Module {
         name: Option<String>,
         grid: Option<Bound<'py, PyAny>>,
         dims: Option<BTreeMap<String, i64>>,
-        scalars: Option<BTreeMap<String, f64>>,
+        scalars: Option<Bound<'py, PyDict>>,
         backend: &str,
         threads: Option<u32>,
         lanes: Option<u32>,
         emulate_warps: bool,
         step_limit: Option<u64>,
         progress: bool,
+        timing: bool,
+        repeats: Option<u32>,
         inputs: Option<Bound<'py, PyDict>>,
         tensors: Option<Bound<'py, PyDict>>,
     ) -> PyResult<Py<PyAny>> {
@@ -568,10 +555,11 @@ impl Module {
             name,
             grid,
             dims,
-            scalars,
+            scalars: arrays::scalars(scalars.as_ref())?,
             lanes,
             step_limit,
             threads,
+            dispatches: LaunchArgs::dispatches(timing, repeats),
             tensors: inputs.into_iter().chain(tensors).collect(),
         };
         Ok(self
@@ -584,7 +572,7 @@ impl Module {
     /// `outputs` are the run's. It takes `run`'s arguments, so a call can be copied from one to
     /// the other: `backend` other than `"sim"` is refused (the counts are the simulator's), and
     /// `emulate_warps` means nothing there, as in `run`.
-    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, backend = "sim", threads = None, lanes = None, emulate_warps = false, step_limit = None, progress = true, inputs = None, **tensors))]
+    #[pyo3(signature = (name = None, *, grid = None, dims = None, scalars = None, backend = "sim", threads = None, lanes = None, emulate_warps = false, step_limit = None, progress = true, timing = true, repeats = None, inputs = None, **tensors))]
     #[allow(clippy::too_many_arguments)]
     fn profile<'py>(
         &self,
@@ -592,13 +580,15 @@ impl Module {
         name: Option<String>,
         grid: Option<Bound<'py, PyAny>>,
         dims: Option<BTreeMap<String, i64>>,
-        scalars: Option<BTreeMap<String, f64>>,
+        scalars: Option<Bound<'py, PyDict>>,
         backend: &str,
         threads: Option<u32>,
         lanes: Option<u32>,
         emulate_warps: bool,
         step_limit: Option<u64>,
         progress: bool,
+        timing: bool,
+        repeats: Option<u32>,
         inputs: Option<Bound<'py, PyDict>>,
         tensors: Option<Bound<'py, PyDict>>,
     ) -> PyResult<Profile> {
@@ -606,10 +596,11 @@ impl Module {
             name,
             grid,
             dims,
-            scalars,
+            scalars: arrays::scalars(scalars.as_ref())?,
             lanes,
             step_limit,
             threads,
+            dispatches: LaunchArgs::dispatches(timing, repeats),
             tensors: inputs.into_iter().chain(tensors).collect(),
         };
         let (outputs, counts) = self.execute(py, &args, backend, emulate_warps, progress, true)?;
@@ -636,14 +627,14 @@ impl Module {
     /// name gives one module with an entry for each kernel it launches.
     #[pyo3(signature = (kernel = None, arch = "sm_90"))]
     fn ptx(&self, py: Python<'_>, kernel: Option<&str>, arch: &str) -> PyResult<String> {
-        let arch: Arch = arch.parse().map_err(|why| error(py, "LaunchError", why))?;
+        let arch: Arch = arch.parse().map_err(|why| error(py, "TargetError", why))?;
         if !kernel.is_none_or(|k| self.compilation.runnable_names().iter().any(|n| n == k)) {
             self.kernel(py, kernel)?;
         }
         self.compilation
             .ptx(kernel, arch)
             .map(|ptx| ptx.text)
-            .map_err(|d| self.diagnosed(py, "CompileError", &d))
+            .map_err(|d| self.diagnosed(py, codegen_error(&d), &d))
     }
 
     /// WGSL, as `tessera wgsl` prints it: warps as subgroups of `lanes` (32), or emulated in
@@ -681,12 +672,12 @@ impl Module {
         arch: &str,
         registers: Option<u32>,
     ) -> PyResult<Chart> {
-        let arch: Arch = arch.parse().map_err(|why| error(py, "LaunchError", why))?;
+        let arch: Arch = arch.parse().map_err(|why| error(py, "TargetError", why))?;
         let threads = self.kernel(py, kernel)?.threads;
         let ptx = self
             .compilation
             .ptx(kernel, arch)
-            .map_err(|d| self.diagnosed(py, "CompileError", &d))?;
+            .map_err(|d| self.diagnosed(py, codegen_error(&d), &d))?;
         let (registers, from) = runtime::ptxas::registers_or_guess(
             registers,
             ("registers=", "registers=N"),

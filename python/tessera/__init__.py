@@ -13,11 +13,32 @@ with the roofline and occupancy charts that display in Jupyter; ``tessera.diagra
 hierarchy.
 """
 
-from ._errors import (BackendError, CompileError, Diagnostic, LaunchError, RunError,
-                      TesseraError, TesseraWarning)
-from ._results import Outputs
-from ._tessera import Chart, Module, Profile, compile, diagram, __version__
+import os as _os
 
-__all__ = ["compile", "diagram", "Module", "Profile", "Chart", "Outputs", "Diagnostic",
-           "TesseraError", "TesseraWarning", "CompileError", "LaunchError", "RunError", "BackendError",
+from ._errors import (BackendError, CompileError, Diagnostic, LaunchError, RunError,
+                      TargetError, TesseraError, TesseraWarning)
+from ._results import Outputs
+from ._tessera import Chart, Module, Profile, devices, diagram, __version__
+from ._tessera import compile as _compile
+
+
+def compile(source, name="<source>"):
+    """Compiles ``source``, a kernel's text (a ``str`` is always source); a ``pathlib.Path``
+    (any ``os.PathLike``) is read as a file, as ``load`` reads it. A source with errors raises
+    ``CompileError``, whose text is what ``tessera check`` prints for a file called ``name``;
+    its warnings are issued as ``TesseraWarning``."""
+    if isinstance(source, _os.PathLike):
+        return load(source)
+    return _compile(source, name)
+
+
+def load(path):
+    """Reads the file at ``path`` and compiles it, named by its path in messages."""
+    path = _os.fspath(path)
+    with open(path, encoding="utf-8") as file:
+        return _compile(file.read(), path)
+
+__all__ = ["compile", "load", "devices", "diagram", "Module", "Profile", "Chart", "Outputs", "Diagnostic",
+           "TesseraError", "TesseraWarning", "CompileError", "LaunchError", "RunError", "TargetError",
+           "BackendError",
            "__version__"]

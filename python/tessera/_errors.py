@@ -56,6 +56,12 @@ class RunError(TesseraError):
     limit) at its statement, or a GPU's error."""
 
 
+class TargetError(TesseraError, ValueError):
+    """The target cannot build the kernel: an ``arch`` that is not one (``sm_70``, ``sm_80``,
+    ``sm_90``), or one that lacks what the kernel uses (its ``mma`` on sm_70, E0522; more
+    shared memory than it has, E0521). Another target builds it; the source is not at fault."""
+
+
 class BackendError(TesseraError, RuntimeError):
     """The backend asked for cannot be opened: no Vulkan GPU, no NVIDIA driver or GPU."""
 

@@ -4,6 +4,7 @@ once it has taken a second, as ``tessera run`` does."""
 
 import sys
 import time
+import warnings
 
 
 class _Line:
@@ -30,7 +31,12 @@ def bar(total, unit, elapsed=0.0):
     """A bar of ``total`` ``unit``s with ``update(count)`` and ``close()``, for a run that has
     taken ``elapsed`` seconds so far."""
     try:
+        from tqdm import TqdmWarning
         from tqdm.auto import tqdm
     except ImportError:
         return _Line(total, unit, elapsed)
-    return tqdm(total=total, unit=f" {unit}", leave=False)
+    # In a notebook without ipywidgets, tqdm.auto warns and draws its text bar: the text bar
+    # is the answer there, without the warning (the notebook extra installs ipywidgets).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TqdmWarning)
+        return tqdm(total=total, unit=f" {unit}", leave=False)

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 import tessera
 
+from conftest import ROOT
+
 ROWS = """@launch(32)
 kernel row_scale(X: tensor<f32>[R, C], Y: tensor<f32>[R, C]) {
   let r = ctx.block.x
@@ -105,3 +107,64 @@ kernel total(X: tensor<f32>[N], S: tensor<f32>[1]) {
     with pytest.warns(tessera.TesseraWarning, match="depends on the order"):
         out = tessera.compile(source).run(grid=(2,), X=x)
     assert out.notes
+
+
+def test_load_reads_a_file_and_compile_reads_a_path(tmp_path):
+    path = tmp_path / "double.tsr"
+    path.write_text(FLAT)
+    for module in (tessera.load(path), tessera.load(str(path)), tessera.compile(path)):
+        assert module.kernels == ["double"]
+        assert str(path) in repr(module)
+    # A str is always source, even one that names a file.
+    with pytest.raises(tessera.CompileError):
+        tessera.compile(str(path))
+
+
+def test_a_scalar_that_is_not_a_number_is_a_type_error_naming_it():
+    m = tessera.compile((ROOT / "examples" / "saxpy.tsr").read_text())
+    x = np.ones(100, np.float32)
+    with pytest.raises(TypeError, match=r"the scalar `alpha` takes a number \(an int or a float\), not 'two' \(str\)"):
+        m.run(grid=(1,), scalars={"alpha": "two"}, X=x, Y=x.copy())
+
+
+def test_an_integer_scalar_its_type_cannot_hold_is_refused():
+    source = """@launch(32)
+kernel k(n: i32, Y: tensor<i32>[1]) {
+  if ctx.thread == 0 {
+    Y[0] = n
+  }
+}
+"""
+    m = tessera.compile(source)
+    with pytest.raises(tessera.LaunchError, match=r"the scalar `n: i32` takes integers from -2147483648 to 2147483647, not 5000000000"):
+        m.run(grid=(1,), scalars={"n": 5_000_000_000})
+    assert m.run(grid=(1,), scalars={"n": -2**31})["Y"][0] == -2**31
+
+
+def test_a_target_that_cannot_build_the_kernel_is_a_target_error():
+    mma = tessera.compile((ROOT / "examples" / "mma_gemm.tsr").read_text())
+    with pytest.raises(tessera.TargetError) as raised:
+        mma.ptx(arch="sm_70")
+    assert raised.value.diagnostics[0].code == "E0522"
+    assert isinstance(raised.value, ValueError)
+    assert ".target sm_80" in mma.ptx(arch="sm_80")
+    with pytest.raises(tessera.TargetError, match="sm_99"):
+        tessera.compile(FLAT).ptx(arch="sm_99")
+    with pytest.raises(tessera.TargetError):
+        mma.occupancy(arch="sm_70")
+
+
+def test_devices_says_what_tessera_gpu_says():
+    text = tessera.devices()
+    assert text.startswith("Vulkan (--backend gpu):\n") and "CUDA (--backend cuda):\n" in text
+
+
+def test_a_gpu_run_without_timing_dispatches_once():
+    m = tessera.compile(FLAT)
+    x = np.arange(300, dtype=np.float32)
+    try:
+        out = m.run(grid=(2,), backend="gpu", timing=False, X=x)
+    except tessera.BackendError as error:
+        pytest.skip(f"no Vulkan GPU here: {error}")
+    assert np.array_equal(out["Y"], 2 * x)
+    assert out.gpu_seconds is None and out.gpu_time == "the kernel was not timed"

@@ -106,12 +106,21 @@ impl Backend {
         prepared: &PreparedRun<'_>,
         source: &str,
     ) -> Option<Result<GpuOutput, Failure>> {
+        self.run_timed(prepared, source, crate::TIMED_DISPATCHES)
+    }
+
+    /// [`Backend::run`], timed over at most `dispatches` more dispatches (0: not timed, the
+    /// run alone: Python's `timing=False`).
+    pub fn run_timed(
+        &self,
+        prepared: &PreparedRun<'_>,
+        source: &str,
+        dispatches: u32,
+    ) -> Option<Result<GpuOutput, Failure>> {
         let ran = match self {
             Backend::Simulator => return None,
-            Backend::Vulkan { gpu, mode } => {
-                crate::run_timed(gpu, prepared, *mode, crate::TIMED_DISPATCHES)
-            }
-            Backend::Cuda(gpu) => cuda::run_timed(gpu, prepared, source, crate::TIMED_DISPATCHES),
+            Backend::Vulkan { gpu, mode } => crate::run_timed(gpu, prepared, *mode, dispatches),
+            Backend::Cuda(gpu) => cuda::run_timed(gpu, prepared, source, dispatches),
         };
         Some(ran.map_err(Failure::from))
     }
@@ -141,5 +150,30 @@ impl Backend {
                 }
             }
         }))
+    }
+}
+
+/// The GPUs each backend would run on, as `tessera gpu` prints them (and `tessera.devices()`
+/// gives them): the Vulkan adapter's report, then each CUDA device, or why there is none.
+/// `Err` when there is neither.
+pub fn devices() -> Result<String, String> {
+    let vulkan = pollster::block_on(crate::probe()).map(|report| report.to_string());
+    let cuda =
+        cuda::devices().map(|devices| devices.iter().map(|d| format!("{d}\n")).collect::<String>());
+    let indent = |found: Result<&String, &RuntimeError>| -> String {
+        let text = match found {
+            Ok(text) => text.clone(),
+            Err(error) => format!("none: {error}\n"),
+        };
+        text.lines().map(|line| format!("  {line}\n")).collect()
+    };
+    let text = format!(
+        "Vulkan (--backend gpu):\n{}\nCUDA (--backend cuda):\n{}",
+        indent(vulkan.as_ref()),
+        indent(cuda.as_ref())
+    );
+    match (vulkan, cuda) {
+        (Err(_), Err(_)) => Err(text.trim_end().to_owned()),
+        _ => Ok(text),
     }
 }

@@ -28,7 +28,7 @@ mod native;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod ptxas;
 #[cfg(not(target_arch = "wasm32"))]
-pub use backend::{Backend, Failure, BACKENDS};
+pub use backend::{devices, Backend, Failure, BACKENDS};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{open, probe, run, run_program, run_timed, run_wgsl, run_wgsl_timed, Gpu};
 

@@ -295,6 +295,18 @@ impl Launch {
                         )
                         .with_help("a constant past 2^53 goes in the kernel as a literal (`let seed: u64 = 14695981039346656037`)"),
                     ),
+                    // An integer its type cannot hold is refused as a fraction is: it would
+                    // wrap to another number silently.
+                    Some(&value) if integer_range(*ty).is_some_and(|(lo, hi)| value < lo || value > hi) => {
+                        let (lo, hi) = integer_range(*ty).unwrap_or_default();
+                        problems.push(LaunchProblem::new(
+                            LaunchField::Scalar(name.clone()),
+                            format!(
+                                "the scalar `{name}: {}` takes integers from {lo} to {hi}, not {value}",
+                                ty.name()
+                            ),
+                        ))
+                    }
                     Some(_) => {}
                 }
             }
@@ -565,4 +577,18 @@ fn dim_field(kernel: &Kernel, dim: usize) -> LaunchField {
         (None, Some(&param)) => LaunchField::Scalar(kernel.params[param].name().to_owned()),
         (None, None) => LaunchField::Dim(kernel.dims[dim].clone()),
     }
+}
+
+/// The integers a scalar of type `ty` holds (a 64-bit one's, those a launch's numbers hold
+/// exactly besides: below 2^53, checked apart); `None` for a float.
+fn integer_range(ty: Scalar) -> Option<(f64, f64)> {
+    Some(match ty {
+        Scalar::I32 => (f64::from(i32::MIN), f64::from(i32::MAX)),
+        Scalar::U32 => (0.0, f64::from(u32::MAX)),
+        Scalar::I8 => (f64::from(i8::MIN), f64::from(i8::MAX)),
+        Scalar::U8 => (0.0, f64::from(u8::MAX)),
+        Scalar::I64 => (f64::MIN, f64::MAX),
+        Scalar::U64 => (0.0, f64::MAX),
+        Scalar::F32 | Scalar::F16 | Scalar::Bool => return None,
+    })
 }
