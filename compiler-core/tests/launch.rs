@@ -570,14 +570,21 @@ fn an_extent_that_names_an_integer_scalar_is_computed_from_its_value() {
             i32::MAX
         )
     );
-    // A u32 scalar's extent uses the value the kernel reads: -1 is 4294967295.
+    // A u32 scalar's extent uses the value the kernel reads; -1 is not one (it wrapped to
+    // 4294967295 once: issue 68 refuses it, as 2.7 is).
     let source = "@launch(1)\nkernel k(X: tensor<f32>[H], Y: tensor<f32>[H - ks], ks: u32) {\n}\n";
     let compilation = compiled(source);
-    let launch = Launch {
+    let mut launch = Launch {
         dims: [("H".to_owned(), 10)].into(),
         scalars: [("ks".to_owned(), -1.0)].into(),
         ..Launch::default()
     };
+    let problems = launch.problems(kernel(&compilation), RunLimits::PAGE);
+    assert_eq!(
+        problems[0].message,
+        "the scalar `ks: u32` takes integers from 0 to 4294967295, not -1"
+    );
+    launch.scalars.insert("ks".into(), 4294967295.0);
     let problems = launch.problems(kernel(&compilation), RunLimits::PAGE);
     assert_eq!(problems.len(), 1, "{problems:#?}");
     assert!(
