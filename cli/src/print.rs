@@ -1,12 +1,10 @@
-//! What the CLI prints of a run: the one-line summary, a tensor's preview, the super-tiles of a
-//! cluster run, and the trace as JSON (the memory profile's is `MemoryProfile::to_json`). Text
-//! out only; nothing here runs.
+//! What the CLI prints of a run: the one-line summary, a tensor's preview and the super-tiles
+//! of a cluster run (the trace's JSON is `Trace::to_json`, the memory profile's
+//! `MemoryProfile::to_json`). Text out only; nothing here runs.
 
 use compiler_core::cluster::ClusterRun;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Scalar};
-use compiler_core::sim::Trace;
-use compiler_core::span::LineIndex;
 use std::io::Write as _;
 
 /// Text on stdout: a reader that stops early (`| head`) is not an error.
@@ -27,21 +25,6 @@ pub fn note_order_dependent_sums(stats: compiler_core::sim::Stats) {
     if stats.order_dependent_sums {
         eprintln!("note: {}", compiler_core::sim::ORDER_DEPENDENT_SUMS);
     }
-}
-
-/// The trace as JSON, each step with its source line (1-based) beside its byte span.
-pub fn trace_json(trace: &Trace, source: &str) -> String {
-    let lines = LineIndex::new(source);
-    let mut value = serde_json::to_value(trace).unwrap_or_default();
-    if let Some(steps) = value.get_mut("steps").and_then(|s| s.as_array_mut()) {
-        for (step, json) in trace.steps.iter().zip(steps) {
-            if let Some(object) = json.as_object_mut() {
-                let line = lines.line_of(step.statement.start) + 1;
-                object.insert("line".into(), line.into());
-            }
-        }
-    }
-    serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 
 /// Which node ran which super-tile, on stderr.

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use crate::print::{
-    note_order_dependent_sums, preview, print_out, print_super_tiles, ran_on_simulator, trace_json,
+    note_order_dependent_sums, preview, print_out, print_super_tiles, ran_on_simulator,
 };
 use crate::progress::Bar;
 use runtime::{Backend, Failure};
@@ -415,7 +415,7 @@ fn traced(
     bar.clear();
     let source = compilation.source();
     let text = if args.json {
-        trace_json(&traced.trace, source) + "\n"
+        serde_json::to_string_pretty(&traced.trace.to_json(source)).unwrap_or_default() + "\n"
     } else {
         traced.trace.to_text(kernel, source, warp)
     };

@@ -289,6 +289,9 @@ fn flush(pending: &mut Vec<Event>, blocks: &mut Vec<Block>) {
     }
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, pending.drain(..));
+    // A code block scrolls sideways where its lines are long (a transcript, on a phone): the
+    // keyboard reaches it, as the site's kernels (`pre.code`) are reached.
+    let html = html.replace("<pre><code", "<pre tabindex=\"0\"><code");
     blocks.push(Block::Html(html));
 }
 

@@ -13,6 +13,7 @@ mod charts;
 mod errors;
 mod launch_args;
 mod module;
+mod trace;
 mod watch;
 
 use pyo3::prelude::*;

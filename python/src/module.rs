@@ -26,9 +26,9 @@ use std::time::Instant;
 /// A compiled Tessera file: `tessera.compile(source)`.
 #[pyclass(frozen, module = "tessera._tessera")]
 pub struct Module {
-    compilation: Compilation,
+    pub(crate) compilation: Compilation,
     /// The file's name in messages.
-    name: String,
+    pub(crate) name: String,
 }
 
 impl Module {
@@ -51,12 +51,12 @@ impl Module {
         })
     }
 
-    fn source(&self) -> &str {
+    pub(crate) fn source(&self) -> &str {
         self.compilation.source()
     }
 
     /// The exception `kind` for `diagnostics` of this file.
-    fn diagnosed(
+    pub(crate) fn diagnosed(
         &self,
         py: Python<'_>,
         kind: &str,
@@ -76,7 +76,7 @@ impl Module {
     /// command line's default would run) covers a small part of most launches and leaves the
     /// rest as it was, silently. The message suggests grids from the shape of the first
     /// tensor the kernel writes: a CTA per row, and a thread per element.
-    fn no_grid(&self, py: Python<'_>, launch: &Launch, kernel: &Kernel) -> PyErr {
+    pub(crate) fn no_grid(&self, py: Python<'_>, launch: &Launch, kernel: &Kernel) -> PyErr {
         let prepared = match self.compilation.prepare(launch, RunLimits::TERMINAL) {
             Ok(prepared) => prepared,
             Err(diagnostics) => return self.diagnosed(py, "LaunchError", &diagnostics),
@@ -111,14 +111,14 @@ impl Module {
     }
 
     /// A launch that names nothing runnable: the command line's `error: …` lines.
-    fn launch_error(&self, py: Python<'_>, diagnostics: &[compiler_core::Diagnostic]) -> PyErr {
+    pub(crate) fn launch_error(&self, py: Python<'_>, diagnostics: &[compiler_core::Diagnostic]) -> PyErr {
         let text: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
         error(py, "LaunchError", text.join("\n"))
     }
 
     /// The launch the keyword arguments describe, arrays read and checked against the
     /// parameters of `signature` (a kernel's, or a program's).
-    fn launch(
+    pub(crate) fn launch(
         &self,
         py: Python<'_>,
         args: &LaunchArgs<'_>,
@@ -376,9 +376,14 @@ fn cores() -> usize {
 /// The Vulkan GPU, opened on the first run that asks for it and kept for the process: opening
 /// a device costs 45 to 140 ms on lavapipe, which a notebook's every call would pay. A run
 /// that fails on the GPU itself (not in the kernel) drops it, so the next opens it again.
-static VULKAN: std::sync::Mutex<Option<runtime::Gpu>> = std::sync::Mutex::new(None);
+/// With the id of the process that opened it: a child `fork` made after a GPU run inherits
+/// the device but not the driver's threads, and waits for ever on its first dispatch (the
+/// default start method of `multiprocessing` on Linux up to Python 3.13).
+static VULKAN: std::sync::Mutex<Option<(u32, runtime::Gpu)>> = std::sync::Mutex::new(None);
 
-/// The backend `name`, the Vulkan GPU the one kept in [`VULKAN`].
+/// The backend `name`, the Vulkan GPU the one kept in [`VULKAN`]. In a child forked after the
+/// parent opened it, a clear error instead of a hang: Vulkan's state does not survive a fork,
+/// and opening another device there is not safe either.
 fn open(name: &str, emulate_warps: bool, lanes: u32) -> Result<Backend, String> {
     if name != "gpu" {
         return Backend::open(name, emulate_warps, lanes);
@@ -386,11 +391,15 @@ fn open(name: &str, emulate_warps: bool, lanes: u32) -> Result<Backend, String> 
     let mut kept = VULKAN
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let me = std::process::id();
     let gpu = match kept.as_ref() {
-        Some(gpu) => gpu.clone(),
+        Some((opener, _)) if *opener != me => {
+            return Err("this process was forked from one that had run on the GPU, and a Vulkan device does not survive a fork (it would wait for ever): start the worker processes with multiprocessing's \"spawn\" (multiprocessing.get_context(\"spawn\"), or ProcessPoolExecutor(mp_context=...)), or run on the GPU only in the children".to_owned());
+        }
+        Some((_, gpu)) => gpu.clone(),
         None => {
             let gpu = pollster::block_on(runtime::open()).map_err(|e| e.to_string())?;
-            *kept = Some(gpu.clone());
+            *kept = Some((me, gpu.clone()));
             gpu
         }
     };
@@ -606,6 +615,42 @@ impl Module {
         let (outputs, counts) = self.execute(py, &args, backend, emulate_warps, progress, true)?;
         let counts = counts.ok_or_else(|| error(py, "RunError", "a kernel under @cluster runs its super-tiles as separate launches, which the memory counts do not follow yet".to_owned()))?;
         Profile::new(py, counts, self.source(), outputs)
+    }
+
+    /// Runs the kernel `name` on the simulator and traces one warp of one CTA, as `tessera run
+    /// --trace` does (every warp's when `warp` is left out): a `Trace`, whose `data` is
+    /// `--trace --json`'s object (its `steps`, each with its source `line`), whose `str()` is
+    /// the CLI's text and which a notebook shows as that text. `block`: the CTA, `x` or
+    /// `(x, y, z)` (0); the launch as `run` takes it (`grid=` required). A run that faults
+    /// gives its trace up to the fault, and the fault in `Trace.fault`.
+    #[pyo3(signature = (name = None, *, block = None, warp = None, grid = None, dims = None, scalars = None, lanes = None, step_limit = None, inputs = None, **tensors))]
+    #[allow(clippy::too_many_arguments)]
+    fn trace<'py>(
+        &self,
+        py: Python<'py>,
+        name: Option<String>,
+        block: Option<Bound<'py, PyAny>>,
+        warp: Option<u32>,
+        grid: Option<Bound<'py, PyAny>>,
+        dims: Option<BTreeMap<String, i64>>,
+        scalars: Option<Bound<'py, PyDict>>,
+        lanes: Option<u32>,
+        step_limit: Option<u64>,
+        inputs: Option<Bound<'py, PyDict>>,
+        tensors: Option<Bound<'py, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let args = LaunchArgs {
+            name,
+            grid,
+            dims,
+            scalars: arrays::scalars(scalars.as_ref())?,
+            lanes,
+            step_limit,
+            threads: Some(1),
+            dispatches: 0,
+            tensors: inputs.into_iter().chain(tensors).collect(),
+        };
+        crate::trace::trace(self, py, &args, block.as_ref(), warp)
     }
 
     /// The IR, as `tessera ir` prints it: every kernel's, or `kernel`'s.

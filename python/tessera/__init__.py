@@ -14,15 +14,16 @@ hierarchy.
 """
 
 import os as _os
+from typing import Union as _Union
 
 from ._errors import (BackendError, CompileError, Diagnostic, LaunchError, RunError,
                       TargetError, TesseraError, TesseraWarning)
-from ._results import Outputs
+from ._results import Outputs, Trace
 from ._tessera import Chart, Module, Profile, devices, diagram, __version__
 from ._tessera import compile as _compile
 
 
-def compile(source, name="<source>"):
+def compile(source: "_Union[str, _os.PathLike[str]]", name: str = "<source>") -> Module:
     """Compiles ``source``, a kernel's text (a ``str`` is always source); a ``pathlib.Path``
     (any ``os.PathLike``) is read as a file, as ``load`` reads it. A source with errors raises
     ``CompileError``, whose text is what ``tessera check`` prints for a file called ``name``;
@@ -32,13 +33,25 @@ def compile(source, name="<source>"):
     return _compile(source, name)
 
 
-def load(path):
+def load(path: "_Union[str, _os.PathLike[str]]") -> Module:
     """Reads the file at ``path`` and compiles it, named by its path in messages."""
     path = _os.fspath(path)
     with open(path, encoding="utf-8") as file:
         return _compile(file.read(), path)
 
-__all__ = ["compile", "load", "devices", "diagram", "Module", "Profile", "Chart", "Outputs", "Diagnostic",
+__all__ = ["compile", "load", "devices", "diagram", "Module", "Profile", "Chart", "Outputs", "Trace", "Diagnostic",
            "TesseraError", "TesseraWarning", "CompileError", "LaunchError", "RunError", "TargetError",
            "BackendError",
            "__version__"]
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext tessera``: the ``%%tessera NAME`` cell magic, which compiles the cell and
+    binds the module to ``NAME`` in the notebook (its warnings shown as warnings)."""
+    def tessera(line: str, cell: str) -> None:
+        name = line.strip()
+        if not name.isidentifier():
+            raise ValueError(f"%%tessera NAME: a Python name to bind the module to, not {name!r}")
+        ipython.user_ns[name] = _compile(cell, f"<cell {name}>")
+
+    ipython.register_magic_function(tessera, magic_kind="cell", magic_name="tessera")

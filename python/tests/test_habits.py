@@ -1,6 +1,8 @@
 """What a notebook user expects (issue 68): a kernel needs grid=, arrays passed for the tensors
 a kernel writes are written in place, and warnings reach Python's warnings."""
 
+import json
+import subprocess
 import warnings
 
 import numpy as np
@@ -168,3 +170,58 @@ def test_a_gpu_run_without_timing_dispatches_once():
         pytest.skip(f"no Vulkan GPU here: {error}")
     assert np.array_equal(out["Y"], 2 * x)
     assert out.gpu_seconds is None and out.gpu_time == "the kernel was not timed"
+
+
+def _gpu_in_child(queue):
+    try:
+        tessera.compile(FLAT).run(grid=(1,), backend="gpu", X=np.ones(8, np.float32))
+        queue.put("ran")
+    except tessera.BackendError as error:
+        queue.put(str(error))
+
+
+def test_a_child_forked_after_a_gpu_run_is_told_to_spawn_not_left_waiting():
+    import multiprocessing
+
+    try:
+        tessera.compile(FLAT).run(grid=(1,), backend="gpu", X=np.ones(8, np.float32))
+    except tessera.BackendError as error:
+        pytest.skip(f"no Vulkan GPU here: {error}")
+    fork = multiprocessing.get_context("fork")
+    queue = fork.Queue()
+    child = fork.Process(target=_gpu_in_child, args=(queue,))
+    child.start()
+    said = queue.get(timeout=60)
+    child.join(timeout=60)
+    assert "forked from one that had run on the GPU" in said and '"spawn"' in said, said
+
+
+def test_a_trace_is_the_command_lines(cli, tmp_path):
+    path = tmp_path / "double.tsr"
+    path.write_text(FLAT)
+    m = tessera.load(path)
+    trace = m.trace(block=1, warp=2, grid=(2,), dims={"N": 300}, X="iota")
+    args = [str(cli), "run", str(path), "--grid", "2", "--dim", "N=300", "--in", "X=iota"]
+    text = subprocess.run(args + ["--trace", "1,2"], capture_output=True, text=True)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith(str(trace)) and str(trace), str(trace)
+    data = subprocess.run(args + ["--trace", "1", "--json"], capture_output=True, text=True)
+    assert json.loads(data.stdout) == m.trace(block=(1,), grid=(2,), dims={"N": 300}, X="iota").data
+    assert trace.steps and all("line" in step for step in trace.steps) and trace.fault is None
+    assert "<pre" in trace._repr_html_()
+    with pytest.raises(tessera.LaunchError, match=r"block=\(2, 0, 0\) is outside the grid \(2, 1, 1\)"):
+        m.trace(block=2, grid=(2,), dims={"N": 300})
+    with pytest.raises(tessera.LaunchError, match="warp=8: a CTA of 256 threads has 8 warps"):
+        m.trace(warp=8, grid=(2,), dims={"N": 300})
+
+
+def test_the_cell_magic_binds_the_compiled_module():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "tessera")
+    shell.run_cell_magic("tessera", "doubler", FLAT)
+    module = shell.user_ns["doubler"]
+    assert isinstance(module, tessera.Module) and module.kernels == ["double"]
+    with pytest.raises(ValueError, match="a Python name"):
+        shell.run_cell_magic("tessera", "", FLAT)

@@ -104,6 +104,10 @@ pub struct AdapterReport {
     /// promises 8; a device gives what its adapter offers.
     #[serde(default = "webgpu_storage_buffers")]
     pub max_storage_buffers: u32,
+    /// The most bytes one storage buffer may bind (and be): the adapter's
+    /// `maxStorageBufferBindingSize`, no more than its `maxBufferSize`. lavapipe's is 128 MiB,
+    /// under the launch's own cap of 2^26 elements (256 MiB of `f32`).
+    pub max_storage_buffer_bytes: u64,
     /// Whether the adapter offers `timestamp-query`: the GPU can time a kernel ([`Timing`]).
     #[serde(default)]
     pub timestamps: bool,
@@ -206,8 +210,8 @@ impl fmt::Display for AdapterReport {
         }
         writeln!(
             f,
-            "workgroup: up to {} invocations, {} bytes of workgroup storage; {} storage buffers a kernel",
-            self.max_invocations_per_workgroup, self.max_workgroup_storage_bytes, self.max_storage_buffers
+            "workgroup: up to {} invocations, {} bytes of workgroup storage; {} storage buffers a kernel, of up to {} bytes each",
+            self.max_invocations_per_workgroup, self.max_workgroup_storage_bytes, self.max_storage_buffers, self.max_storage_buffer_bytes
         )
     }
 }

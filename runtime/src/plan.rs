@@ -140,6 +140,23 @@ fn check_limits(report: &AdapterReport, wgsl: &Wgsl, args: &Args) -> Result<(), 
             "the kernel binds {buffers} storage buffers (one per tensor{guard}); this GPU binds at most {bindable} to a kernel: pass fewer tensors, or stack several into one with a leading dimension"
         )));
     }
+    // Each tensor is one storage buffer: one past the device's binding size is its validation
+    // error ("device rejected the kernel") unless it is named here first.
+    for binding in &wgsl.tensors {
+        let Some(Arg::Tensor(tensor)) = args.params.get(binding.param) else {
+            continue;
+        };
+        let bytes = 4 * tensor.memory_words().len() as u64;
+        if bytes > report.max_storage_buffer_bytes {
+            return Err(RuntimeError::Limit(format!(
+                "`{}` takes {bytes} bytes ({} elements of {}); this GPU binds at most {} bytes to one buffer: run it on the simulator, or split it into smaller tensors",
+                binding.name,
+                tensor.len(),
+                tensor.element.name(),
+                report.max_storage_buffer_bytes
+            )));
+        }
+    }
     let most = report.max_workgroups_per_dimension;
     for (axis, n) in [("x", args.grid.x), ("y", args.grid.y), ("z", args.grid.z)] {
         if n > most {
@@ -237,9 +254,37 @@ mod tests {
             max_workgroup_storage_bytes: 16384,
             max_workgroups_per_dimension: 65535,
             max_storage_buffers,
+            max_storage_buffer_bytes: 1 << 27,
             timestamps: false,
             lanes_follow_index: false,
         }
+    }
+
+    /// A tensor past the device's binding size (lavapipe's 128 MiB; the launch holds 2^26 `f32`
+    /// elements, 256 MiB) is named with its bytes and the limit, not left to the device's
+    /// validation error (issue 68).
+    #[test]
+    fn a_tensor_past_the_binding_size_is_named_with_its_bytes() {
+        let source = "@launch(32)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[32]) {\n  Y[ctx.thread] = X[ctx.thread]\n}\n";
+        let compilation = compiler_core::compile(source);
+        let launch = |n: i64| Launch {
+            dims: [("N".to_owned(), n)].into(),
+            ..Launch::default()
+        };
+        let check = |n: i64| {
+            let prepared = compilation
+                .prepare(&launch(n), RunLimits::TERMINAL)
+                .unwrap_or_else(|d| panic!("{d:?}"));
+            let wgsl = prepared
+                .wgsl(WarpMode::Emulated)
+                .unwrap_or_else(|d| panic!("{d:?}"));
+            check_limits(&report(8), &wgsl, &prepared.args).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            check((1 << 25) + 1).err().unwrap_or_default(),
+            "`X` takes 134217732 bytes (33554433 elements of f32); this GPU binds at most 134217728 bytes to one buffer: run it on the simulator, or split it into smaller tensors"
+        );
+        assert!(check(1 << 25).is_ok(), "exactly the limit binds");
     }
 
     /// A kernel of nine tensors (and a GPU run's loop guard) on a device that binds eight

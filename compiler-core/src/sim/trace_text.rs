@@ -39,6 +39,22 @@ impl Trace {
         text
     }
 
+    /// The trace as data, `tessera run --trace --json` prints it (and Python's `Module.trace`
+    /// gives it): its fields, each step with its source line (from 1) besides.
+    pub fn to_json(&self, source: &str) -> serde_json::Value {
+        let lines = LineIndex::new(source);
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        if let Some(steps) = value.get_mut("steps").and_then(|s| s.as_array_mut()) {
+            for (step, json) in self.steps.iter().zip(steps) {
+                if let Some(object) = json.as_object_mut() {
+                    let line = lines.line_of(step.statement.start) + 1;
+                    object.insert("line".into(), line.into());
+                }
+            }
+        }
+        value
+    }
+
     /// The whole trace in words: warp `warp`'s lanes, or every warp's.
     pub fn to_text(&self, kernel: &Kernel, source: &str, warp: Option<u32>) -> String {
         let lines = LineIndex::new(source);
