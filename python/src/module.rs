@@ -111,7 +111,11 @@ impl Module {
     }
 
     /// A launch that names nothing runnable: the command line's `error: …` lines.
-    pub(crate) fn launch_error(&self, py: Python<'_>, diagnostics: &[compiler_core::Diagnostic]) -> PyErr {
+    pub(crate) fn launch_error(
+        &self,
+        py: Python<'_>,
+        diagnostics: &[compiler_core::Diagnostic],
+    ) -> PyErr {
         let text: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
         error(py, "LaunchError", text.join("\n"))
     }

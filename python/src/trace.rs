@@ -67,7 +67,7 @@ pub fn trace(
     }
     let traced = py.detach(|| prepared.simulate_traced(at, TraceLimits::default()));
     let source = module.source();
-    let data = serde_json::to_string(&traced.trace.to_json(source)).unwrap_or_default();
+    let data = traced.trace.to_json(source).to_string();
     let text = traced.trace.to_text(kernel, source, warp);
     let fault = traced
         .output

@@ -34,7 +34,8 @@ impl AdapterReport {
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
             max_storage_buffers: limits.max_storage_buffers_per_shader_stage,
-            max_storage_buffer_bytes: u64::from(limits.max_storage_buffer_binding_size)
+            max_storage_buffer_bytes: limits
+                .max_storage_buffer_binding_size
                 .min(limits.max_buffer_size),
             timestamps: adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY),
             lanes_follow_index: false,

@@ -282,7 +282,7 @@ mod tests {
         };
         assert_eq!(
             check((1 << 25) + 1).err().unwrap_or_default(),
-            "`X` takes 134217732 bytes (33554433 elements of f32); this GPU binds at most 134217728 bytes to one buffer: run it on the simulator, or split it into smaller tensors"
+            "the kernel does not fit this GPU: `X` takes 134217732 bytes (33554433 elements of f32); this GPU binds at most 134217728 bytes to one buffer: run it on the simulator, or split it into smaller tensors"
         );
         assert!(check(1 << 25).is_ok(), "exactly the limit binds");
     }
