@@ -215,23 +215,29 @@ pub fn scalars(
     let mut out = std::collections::BTreeMap::new();
     for (key, value) in given.into_iter().flat_map(|d| d.iter()) {
         let name: String = key.extract()?;
-        let number = match value.is_instance_of::<pyo3::types::PyBool>() {
-            true => None,
-            false => value.extract::<f64>().ok(),
-        };
-        let Some(number) = number else {
-            let kind = value
-                .get_type()
-                .name()
-                .map_or_else(|_| "?".to_owned(), |n| n.to_string());
-            let shown = value
-                .repr()
-                .map_or_else(|_| "?".to_owned(), |r| r.to_string());
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "the scalar `{name}` takes a number (an int or a float), not {shown} ({kind})"
-            )));
-        };
+        let number = number(&name, &value)?;
         out.insert(name, number);
     }
     Ok(out)
+}
+
+/// The value of the scalar `name`: an int or a float (not a bool), else a `TypeError` that
+/// names it.
+pub fn number(name: &str, value: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let number = match value.is_instance_of::<pyo3::types::PyBool>() {
+        true => None,
+        false => value.extract::<f64>().ok(),
+    };
+    number.ok_or_else(|| {
+        let kind = value
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_owned(), |n| n.to_string());
+        let shown = value
+            .repr()
+            .map_or_else(|_| "?".to_owned(), |r| r.to_string());
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "the scalar `{name}` takes a number (an int or a float), not {shown} ({kind})"
+        ))
+    })
 }

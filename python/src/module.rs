@@ -7,9 +7,8 @@ use crate::charts::{Chart, Profile};
 use crate::errors::{diagnosed, error, objects, warn};
 use crate::launch_args::LaunchArgs;
 use crate::watch::{Watch, Watched};
-use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::{Kernel, Param};
-use compiler_core::launch::{Input, Launch};
+use compiler_core::launch::Launch;
 use compiler_core::ptx::Arch;
 use compiler_core::sim::{Arg, MemoryProfile, Stats};
 use compiler_core::wgsl::WarpMode;
@@ -77,7 +76,7 @@ impl Module {
     /// rest as it was, silently. The message suggests grids from the shape of the first
     /// tensor the kernel writes: a CTA per row, and a thread per element.
     pub(crate) fn no_grid(&self, py: Python<'_>, launch: &Launch, kernel: &Kernel) -> PyErr {
-        let prepared = match self.compilation.prepare(launch, RunLimits::TERMINAL) {
+        let prepared = match self.compilation.prepare(launch, limits(1)) {
             Ok(prepared) => prepared,
             Err(diagnostics) => return self.diagnosed(py, "LaunchError", &diagnostics),
         };
@@ -116,51 +115,18 @@ impl Module {
         py: Python<'_>,
         diagnostics: &[compiler_core::Diagnostic],
     ) -> PyErr {
-        let text: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
+        // The one message of the core's that names a flag outside a launch's problems (which
+        // `limits` spells for Python): which kernel, when the file has several.
+        let text: Vec<String> = diagnostics
+            .iter()
+            .map(|d| {
+                d.message.replace(
+                    ": pick one with --kernel",
+                    ": name one, as `m.run(\"NAME\", …)` does",
+                )
+            })
+            .collect();
         error(py, "LaunchError", text.join("\n"))
-    }
-
-    /// The launch the keyword arguments describe, arrays read and checked against the
-    /// parameters of `signature` (a kernel's, or a program's).
-    pub(crate) fn launch(
-        &self,
-        py: Python<'_>,
-        args: &LaunchArgs<'_>,
-        signature: &Kernel,
-    ) -> PyResult<Launch> {
-        let mut launch = Launch {
-            kernel: Some(signature.name.clone()),
-            grid: match &args.grid {
-                Some(grid) => arrays::extents(py, grid, 1, "grid=")?,
-                None => Dim3::new(1, 1, 1),
-            },
-            dims: args.dims.clone().unwrap_or_default(),
-            scalars: args.scalars.clone(),
-            lanes: args.lanes.unwrap_or(compiler_core::hierarchy::NVIDIA_LANES),
-            step_limit: args.step_limit,
-            ..Launch::default()
-        };
-        for (key, value) in args.tensors.iter().flat_map(|t| t.iter()) {
-            let name: String = key.extract()?;
-            if launch.inputs.contains_key(&name) {
-                return Err(error(
-                    py,
-                    "LaunchError",
-                    format!("`{name}` is given twice: in inputs= and as a keyword argument"),
-                ));
-            }
-            let input = match signature
-                .param_index(&name)
-                .and_then(|i| signature.params.get(i))
-            {
-                Some(Param::Tensor { element, .. }) => arrays::input(py, &name, *element, &value)?,
-                // Not a tensor of this kernel: the launch's own check says so, as the
-                // command line's does (E0515, naming the parameter).
-                _ => Input::Zeros,
-            };
-            launch.inputs.insert(name, input);
-        }
-        Ok(launch)
     }
 
     /// Runs the launch `args` describes on `backend`, with progress and Ctrl-C; `profile`
@@ -195,7 +161,7 @@ impl Module {
                 format!("the memory counts come from the simulator: leave out backend= (it was {backend:?}), or run() on {backend:?} for its results and GPU time"),
             ));
         }
-        let launch = self.launch(py, args, signature)?;
+        let launch = args.to_launch(py, signature)?;
         if !program && args.grid.is_none() {
             return Err(self.no_grid(py, &launch, signature));
         }
@@ -209,13 +175,7 @@ impl Module {
         let (ran, counts, info) = if program {
             let mut prepared = self
                 .compilation
-                .prepare_program(
-                    &launch,
-                    RunLimits {
-                        threads,
-                        ..RunLimits::TERMINAL
-                    },
-                )
+                .prepare_program(&launch, limits(threads))
                 .map_err(|d| self.diagnosed(py, "LaunchError", &d))?;
             // The prepared run holds the arguments now: the launch's copy of the data goes.
             drop(launch);
@@ -244,13 +204,7 @@ impl Module {
         } else {
             let mut prepared = self
                 .compilation
-                .prepare(
-                    &launch,
-                    RunLimits {
-                        threads,
-                        ..RunLimits::TERMINAL
-                    },
-                )
+                .prepare(&launch, limits(threads))
                 .map_err(|d| self.diagnosed(py, "LaunchError", &d))?;
             drop(launch);
             prepared.options.threads = threads;
@@ -369,6 +323,17 @@ fn codegen_error(diagnostics: &[compiler_core::Diagnostic]) -> &'static str {
     match diagnostics.iter().find(|d| d.is_error()).map(|d| d.code) {
         Some(Code::E0521 | Code::E0522) => "TargetError",
         _ => "CompileError",
+    }
+}
+
+/// Python's limits: the command line's, its generated inputs made on `threads`, and its
+/// messages in keyword arguments (`dims={"N": …}`, not `--dim N=…`).
+pub(crate) fn limits(threads: usize) -> RunLimits {
+    RunLimits {
+        threads,
+        host: "a run from Python",
+        spelling: compiler_core::launch::Spelling::Python,
+        ..RunLimits::TERMINAL
     }
 }
 

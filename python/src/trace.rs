@@ -8,7 +8,6 @@ use crate::module::Module;
 use compiler_core::diagnostic::render_all;
 use compiler_core::hierarchy::Dim3;
 use compiler_core::sim::TraceLimits;
-use compiler_core::RunLimits;
 use pyo3::prelude::*;
 
 pub fn trace(
@@ -31,7 +30,7 @@ pub fn trace(
         .compilation
         .kernel(name)
         .map_err(|d| module.launch_error(py, &d))?;
-    let launch = module.launch(py, args, kernel)?;
+    let launch = args.to_launch(py, kernel)?;
     if args.grid.is_none() {
         return Err(module.no_grid(py, &launch, kernel));
     }
@@ -52,7 +51,7 @@ pub fn trace(
     }
     let prepared = module
         .compilation
-        .prepare(&launch, RunLimits::TERMINAL)
+        .prepare(&launch, crate::module::limits(1))
         .map_err(|d| module.diagnosed(py, "LaunchError", &d))?;
     let warps = kernel.threads.div_ceil(prepared.options.lanes.max(1));
     if let Some(w) = warp.filter(|&w| w >= warps) {

@@ -84,7 +84,12 @@ def test_a_wrong_rank_or_shape_and_a_missing_dimension_raise_as_the_cli_reports(
     assert raised.value.diagnostics[0].code == "E0515"
     a = tmp_path / "a.npy"
     np.save(a, np.zeros((1, 100), np.float32))
-    assert str(raised.value) == cli_stderr(cli, "run", path, "--grid", 5, "--in", f"A={a}")
+    # The CLI's text, in Python's words (issue 68): `dims={"N": …}` where it says `--dim N=…`.
+    text = str(raised.value)
+    assert "--dim" not in text and 'dims={"N": V}' in text, text
+    cli_text = cli_stderr(cli, "run", path, "--grid", 5, "--in", f"A={a}")
+    assert text == (cli_text.replace("`--dim N=…`", '`dims={"N": …}`')
+                    .replace("on the command line: --dim N=V", 'dims={"N": V}')), (text, cli_text)
     with pytest.raises(ValueError, match="`W`") as raised:
         m.run("mv", grid=(5,), A=np.zeros((1, 100), np.float32), W=np.zeros(100, np.float32))
     assert raised.value.diagnostics[0].code == "E0515"

@@ -225,3 +225,26 @@ def test_the_cell_magic_binds_the_compiled_module():
     assert isinstance(module, tessera.Module) and module.kernels == ["double"]
     with pytest.raises(ValueError, match="a Python name"):
         shell.run_cell_magic("tessera", "", FLAT)
+
+
+def test_errors_speak_python_and_scalars_and_dimensions_go_by_name():
+    saxpy = tessera.compile((ROOT / "examples" / "saxpy.tsr").read_text(), "saxpy.tsr")
+    x = np.ones(100, np.float32)
+    with pytest.raises(tessera.LaunchError) as raised:
+        saxpy.run(grid=(1,), X=x, Y=x.copy())
+    text = str(raised.value)
+    assert 'scalars={"alpha": V}' in text and "--scalar" not in text, text
+    # A scalar and a dimension by name, where the name is unambiguous.
+    y = np.zeros(100, np.float32)
+    out = saxpy.run(grid=(1,), alpha=2.0, X=x, Y=y)
+    assert np.array_equal(out["Y"], np.full(100, 2.0, np.float32))
+    double = tessera.compile(FLAT)
+    assert np.array_equal(double.run(grid=(1,), N=8)["Y"], np.zeros(8, np.float32))
+    with pytest.raises(tessera.LaunchError, match="given twice"):
+        saxpy.run(grid=(1,), alpha=2.0, scalars={"alpha": 3.0}, X=x, Y=y)
+    with pytest.raises(TypeError, match="the scalar `alpha` takes a number"):
+        saxpy.run(grid=(1,), alpha="2", X=x, Y=y)
+    # Which kernel, in Python's words.
+    two = tessera.compile(FLAT + FLAT.replace("double", "triple"))
+    with pytest.raises(tessera.LaunchError, match=r'several kernels \(double, triple\): name one, as `m.run\("NAME", …\)` does'):
+        two.run(grid=(1,), X=x)

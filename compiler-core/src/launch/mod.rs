@@ -313,12 +313,14 @@ impl Launch {
             for name in &missing {
                 launch.dims.insert((*name).clone(), size);
             }
-            let elements = launch.dimension_values(kernel).map(|dims| {
-                tensor_shapes(kernel, &dims)
-                    .flatten()
-                    .map(|shape| shape.iter().product::<usize>() as u64)
-                    .sum::<u64>()
-            });
+            let elements = launch
+                .dimension_values(kernel, Spelling::CommandLine)
+                .map(|dims| {
+                    tensor_shapes(kernel, &dims)
+                        .flatten()
+                        .map(|shape| shape.iter().product::<usize>() as u64)
+                        .sum::<u64>()
+                });
             if size == 1 || elements.is_ok_and(|n| n <= FITTED_ELEMENTS) {
                 return launch;
             }
@@ -360,6 +362,76 @@ pub struct RunLimits {
     /// The threads that make a large tensor's generated inputs (`rand:`, `iota`): 0 for the
     /// machine's cores. The simulator's own threads are the run's option (`--threads`).
     pub threads: usize,
+    /// How the host's reader sets each part of a launch, in the messages that say so.
+    pub spelling: Spelling,
+}
+
+/// How a host's reader gives a launch its parts: the command line's flags (the terminal and the
+/// page, whose form has a field for each) or Python's keyword arguments. The launch's problems
+/// name them so (`--dim N=…` or `dims={"N": …}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spelling {
+    CommandLine,
+    Python,
+}
+
+impl Spelling {
+    /// What sets the dimension `name`, quoted: `` `--dim N=…` ``, `` `dims={"N": …}` ``.
+    pub fn dim(self, name: &str) -> String {
+        match self {
+            Spelling::CommandLine => format!("`--dim {name}=…`"),
+            Spelling::Python => format!("`dims={{\"{name}\": …}}`"),
+        }
+    }
+
+    /// What sets the scalar `name`.
+    pub fn scalar(self, name: &str) -> String {
+        match self {
+            Spelling::CommandLine => format!("`--scalar {name}=…`"),
+            Spelling::Python => format!("`scalars={{\"{name}\": …}}`"),
+        }
+    }
+
+    /// What sets the tensor `name`'s input.
+    pub fn input(self, name: &str) -> String {
+        match self {
+            Spelling::CommandLine => format!("`--in {name}=…`"),
+            Spelling::Python => format!("`{name}=…`"),
+        }
+    }
+
+    /// What sets the dimensions.
+    pub fn dims(self) -> &'static str {
+        match self {
+            Spelling::CommandLine => "`--dim`",
+            Spelling::Python => "`dims=`",
+        }
+    }
+
+    /// What sets the grid.
+    pub fn grid(self) -> &'static str {
+        match self {
+            Spelling::CommandLine => "`--grid X[,Y[,Z]]`",
+            Spelling::Python => "`grid=(x, y, z)`",
+        }
+    }
+
+    /// What sets the warp width.
+    pub fn lanes(self) -> &'static str {
+        match self {
+            Spelling::CommandLine => "`--lanes N`",
+            Spelling::Python => "`lanes=N`",
+        }
+    }
+
+    /// Where a help's example goes: "on the command line: --scalar alpha=V", "scalars={"alpha": V}".
+    pub fn example(self, flag: &str, name: &str, value: &str) -> String {
+        match (self, flag) {
+            (Spelling::CommandLine, _) => format!("on the command line: --{flag} {name}={value}"),
+            (Spelling::Python, "dim") => format!("dims={{\"{name}\": {value}}}"),
+            (Spelling::Python, _) => format!("scalars={{\"{name}\": {value}}}"),
+        }
+    }
 }
 
 impl RunLimits {
@@ -373,6 +445,7 @@ impl RunLimits {
         host: "a run from the command line",
         larger: "make the dimensions smaller",
         threads: 0,
+        spelling: Spelling::CommandLine,
     };
     /// A run in a browser tab, in the playground's simulator worker: 64 MB of tensors (three
     /// times that with the inputs kept and the writers recorded, and once more in the page
@@ -384,6 +457,7 @@ impl RunLimits {
         host: "a run in the page",
         larger: "make the dimensions smaller here, or run the same launch from a terminal with `tessera run`",
         threads: 1,
+        spelling: Spelling::CommandLine,
     };
 
     /// The step limit of a CTA of `threads` threads, when the launch sets none.

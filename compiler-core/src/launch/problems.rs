@@ -2,7 +2,7 @@
 //! value, a tensor whose data disagrees, a size over the host's limit), the derived extents
 //! computed from the given ones, and the simulator's arguments bound from a launch that has none.
 
-use super::{generate, tensor_shapes, Input, Launch, RunLimits, MAX_ELEMENTS};
+use super::{generate, tensor_shapes, Input, Launch, RunLimits, Spelling, MAX_ELEMENTS};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::ir::{DimRef, Kernel, Param, Scalar, Size};
 use crate::sim::{Arg, Args, Tensor};
@@ -56,7 +56,12 @@ impl LaunchProblem {
     /// the kernel lacks), its label naming the `tessera run` flag that sets it. The message and
     /// the help are the problem's, which the playground shows beside its field. Without the
     /// signature, it points at the start of `kernel`.
-    pub fn to_diagnostic(&self, kernel: &Kernel, signature: Option<&ast::Kernel>) -> Diagnostic {
+    pub fn to_diagnostic(
+        &self,
+        kernel: &Kernel,
+        signature: Option<&ast::Kernel>,
+        spelling: Spelling,
+    ) -> Diagnostic {
         let Some(signature) = signature else {
             let diagnostic =
                 Diagnostic::error(Code::E0515, Span::empty(kernel.span.start), &self.message);
@@ -90,43 +95,52 @@ impl LaunchProblem {
         let (span, label) = match &self.field {
             LaunchField::Grid => (
                 kernel_name,
-                "its grid is set by `--grid X[,Y[,Z]]`".to_owned(),
+                format!("its grid is set by {}", spelling.grid()),
             ),
             LaunchField::Lanes => (
                 kernel_name,
-                "its warp width is set by `--lanes N`".to_owned(),
+                format!("its warp width is set by {}", spelling.lanes()),
             ),
             LaunchField::Size => (
                 kernel_name,
-                "its tensors' sizes come from `--dim` and the inputs' shapes".to_owned(),
+                format!(
+                    "its tensors' sizes come from {} and the inputs' shapes",
+                    spelling.dims()
+                ),
             ),
             LaunchField::Dim(name) => match dim(name) {
-                Some(span) => (span, format!("set by `--dim {name}=…` or an input's shape")),
+                Some(span) => (
+                    span,
+                    format!("set by {} or an input's shape", spelling.dim(name)),
+                ),
                 None => (
                     kernel_name,
-                    format!("`--dim {name}=…` names no dimension of this kernel"),
+                    format!("{} names no dimension of this kernel", spelling.dim(name)),
                 ),
             },
             LaunchField::Scalar(name) => match param(name) {
-                Some((span, false)) => (span, format!("set by `--scalar {name}=…`")),
+                Some((span, false)) => (span, format!("set by {}", spelling.scalar(name))),
                 Some((span, true)) => (
                     span,
-                    format!("a tensor: its contents are set by `--in {name}=…`"),
+                    format!("a tensor: its contents are set by {}", spelling.input(name)),
                 ),
                 None => (
                     kernel_name,
-                    format!("`--scalar {name}=…` names no parameter of this kernel"),
+                    format!(
+                        "{} names no parameter of this kernel",
+                        spelling.scalar(name)
+                    ),
                 ),
             },
             LaunchField::Input(name) => match param(name) {
-                Some((span, true)) => (span, format!("set by `--in {name}=…`")),
+                Some((span, true)) => (span, format!("set by {}", spelling.input(name))),
                 Some((span, false)) => (
                     span,
-                    format!("a scalar: its value is set by `--scalar {name}=…`"),
+                    format!("a scalar: its value is set by {}", spelling.scalar(name)),
                 ),
                 None => (
                     kernel_name,
-                    format!("`--in {name}=…` names no parameter of this kernel"),
+                    format!("{} names no parameter of this kernel", spelling.input(name)),
                 ),
             },
         };
@@ -263,7 +277,8 @@ impl Launch {
                             format!("the scalar `{name}: {}` has no value", ty.name()),
                         )
                         .with_help(format!(
-                            "give it one (on the command line: --scalar {name}=V)"
+                            "give it one ({})",
+                            limits.spelling.example("scalar", name, "V")
                         )),
                     ),
                     Some(&value) if ty.is_integer() && value.fract() != 0.0 => problems.push(
@@ -276,11 +291,11 @@ impl Launch {
                         )
                         .with_help(if value.is_finite() {
                             format!(
-                                "give it an integer (on the command line: --scalar {name}={})",
-                                value.trunc()
+                                "give it an integer ({})",
+                                limits.spelling.example("scalar", name, &value.trunc().to_string())
                             )
                         } else {
-                            format!("give it an integer (on the command line: --scalar {name}=N)")
+                            format!("give it an integer ({})", limits.spelling.example("scalar", name, "N"))
                         }),
                     ),
                     // A launch's values are numbers (`f64`): past 2^53 one may already have
@@ -311,7 +326,7 @@ impl Launch {
                 }
             }
         }
-        let dims = match self.dimension_values(kernel) {
+        let dims = match self.dimension_values(kernel, limits.spelling) {
             Ok(dims) => dims,
             Err(found) => {
                 problems.extend(found);
@@ -358,7 +373,9 @@ impl Launch {
     /// The simulator's arguments for `kernel`, for a launch without [`Launch::problems`], its
     /// generated inputs made on `threads` ([`RunLimits::threads`]).
     pub(super) fn bind(&self, kernel: &Kernel, threads: usize) -> Args {
-        let dims = self.dimension_values(kernel).unwrap_or_default();
+        let dims = self
+            .dimension_values(kernel, Spelling::CommandLine)
+            .unwrap_or_default();
         let params = kernel
             .params
             .iter()
@@ -388,14 +405,24 @@ impl Launch {
 
     /// Each dimension's value: given explicitly or read from a data input's shape; every source
     /// must agree.
-    pub(super) fn dimension_values(&self, kernel: &Kernel) -> Result<Vec<i32>, Vec<LaunchProblem>> {
+    pub(super) fn dimension_values(
+        &self,
+        kernel: &Kernel,
+        spelling: Spelling,
+    ) -> Result<Vec<i32>, Vec<LaunchProblem>> {
         let mut values: Vec<Option<(i64, String)>> = kernel
             .dims
             .iter()
             .enumerate()
             .map(|(i, name)| match kernel.is_derived(i) {
                 true => None,
-                false => self.dims.get(name).map(|v| (*v, "--dim".to_owned())),
+                false => self.dims.get(name).map(|v| {
+                    let from = match spelling {
+                        Spelling::CommandLine => "--dim",
+                        Spelling::Python => "dims=",
+                    };
+                    (*v, from.to_owned())
+                }),
             })
             .collect();
         for param in &kernel.params {
@@ -483,8 +510,9 @@ impl Launch {
                 None => problems.push(
                     LaunchProblem::new(field, format!("dimension {name} has no value")).with_help(
                         format!(
-                        "give it one (on the command line: --dim {name}=V, or an input with data)"
-                    ),
+                            "give it one ({}, or an input with data)",
+                            spelling.example("dim", name, "V")
+                        ),
                     ),
                 ),
             }

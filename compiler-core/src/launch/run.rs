@@ -103,7 +103,7 @@ impl<'k> PreparedRun<'k> {
         if !problems.is_empty() {
             return Err(problems
                 .iter()
-                .map(|p| p.to_diagnostic(kernel, signature))
+                .map(|p| p.to_diagnostic(kernel, signature, limits.spelling))
                 .collect());
         }
         Ok(Self {

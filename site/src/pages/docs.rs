@@ -611,7 +611,7 @@ fn page_body(page: &Page) -> impl IntoView {
     view! {
         {draft.then(|| view! {
             <p class="draft-banner" role="note" data-testid="draft">
-                "Draft: this page has not yet been reviewed by a second person."
+                "Draft: not yet read by a second person. What the build checks holds (every kernel here compiles and runs, every quoted message and transcript is the compiler's own); the prose may still be unclear: the byline below says who wrote it and when."
             </p>
         })}
         {page.blocks.iter().map(block_view).collect_view()}
