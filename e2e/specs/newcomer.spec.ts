@@ -263,3 +263,19 @@ for (const [name, viewport] of [
     expect(overflow).toBeLessThanOrEqual(0);
   });
 }
+
+// Issue 68: a dimension typed, then a click into a seed field and typing there: the seed field
+// keeps the focus the click gave it and the typing (the form's fields were all rebuilt when
+// the dimension committed).
+test('a field keeps the focus a click gave it when another field commits', async ({ play, page }) => {
+  await play.open('?example=matvec');
+  await play.tab('Run').click();
+  await page.getByTestId('dim-K').fill('120');
+  const seed = page.getByTestId('seed-A');
+  await seed.click();
+  await page.keyboard.type('9');
+  await expect(seed).toBeFocused();
+  await expect(seed).toHaveValue(/9$/);
+  await page.keyboard.press('Tab');
+  await expect(page.getByTestId('dim-K')).toHaveValue('120');
+});

@@ -254,7 +254,13 @@ fn input_field(
     let has_seed = Memo::new(move |_| seed.with(Option::is_some));
     let testid = format!("input-{name}");
     let label = name.clone();
-    let has_data = kind() == "data";
+    // Read in its own closure: a read here would make the form's parameters, which build this
+    // field, depend on the whole launch, and rebuild every field (the focus a click gave the
+    // seed field lost, the typing dropped) when another field commits (issue 68).
+    let has_data = {
+        let kind = kind.clone();
+        move || kind() == "data"
+    };
     let select = {
         let name = name.clone();
         view! {
@@ -280,7 +286,7 @@ fn input_field(
                 <option value="ones">"ones"</option>
                 <option value="iota">"iota"</option>
                 <option value="rand">"random"</option>
-                {has_data.then(|| view! { <option value="data">"data"</option> })}
+                {move || has_data().then(|| view! { <option value="data">"data"</option> })}
             </select>
         }
         .into_any()
