@@ -31,17 +31,37 @@ cargo build ${cargo_profile[@]+"${cargo_profile[@]}"} --offline --locked -p play
 rm -rf "$out"
 mkdir -p "$out"
 
-# Binds crate file $1 as $2-HASH in $out; prints the module's URL.
+# Binds crate file $1 as $2-HASH in $out; prints the module's URL. A module with split points
+# (leptos's `#[lazy]`: the playground's views loaded later, playground/src/run/later.rs) is
+# split there first by wasm-split-cli, and its parts go in a folder of their own named by the
+# hash, $2-HASH/$2.js beside its link module (__wasm_split.js) and the parts it fetches, which
+# find one another by relative paths.
 bind() {
   local wasm="target/wasm32-unknown-unknown/$profile/$1.wasm"
-  local name
+  local name dir=$out url
   name="$2-$(sha256sum "$wasm" | cut -c1-16)"
-  wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name "$name" "$wasm" >&2
-  if [ "$profile" = web ]; then
-    # The same optimisation trunk gives the site's own module (data-wasm-opt="z").
-    wasm-opt -Oz "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm" >&2
+  if grep -q __wasm_split_placeholder__ "$wasm"; then
+    dir="$out/$name"
+    url="/lazy/$name/$2.js"
+    name=$2
+    mkdir -p "$dir"
+    wasm-split-cli --target web --out-name "$name" "$wasm" "$dir" >&2
+    wasm=$dir/$name.wasm
+  else
+    url="/lazy/$name.js"
   fi
-  echo "/lazy/$name.js"
+  # --keep-lld-exports: the parts reach the module's function table by its export.
+  wasm-bindgen --target web --no-typescript --keep-lld-exports --out-dir "$dir" --out-name "$name" "$wasm" >&2
+  [ "$wasm" = "$dir/$name.wasm" ] && rm "$wasm"
+  if [ "$profile" = web ]; then
+    # The same optimisation trunk gives the site's own module (data-wasm-opt="z"), for the
+    # module and each part split from it.
+    for part in "$dir/${name}_bg.wasm" $([ "$dir" = "$out" ] || find "$dir" -maxdepth 1 -name '*.wasm' ! -name "${name}_bg.wasm"); do
+      wasm-opt -Oz --enable-bulk-memory --enable-mutable-globals --enable-nontrapping-float-to-int \
+        --enable-sign-ext --enable-reference-types --enable-multivalue "$part" -o "$part" >&2
+    done
+  fi
+  echo "$url"
 }
 page=$(bind playground_wasm playground)
 worker=$(bind playground_worker worker)
@@ -65,11 +85,10 @@ sed -i "s|</head>|$script</head>|" "$TRUNK_STAGING_DIR/index.html"
 # The editor's bundle, which wasm-bindgen copies as snippets/CRATE-ID/editor/dist/editor.js (the
 # crate's id, not the content's), gets its content's hash too, and the modules' `import` lines
 # fetch it by that name (the imports object keeps the old name: the wasm asks for it by that).
-for editor in "$out"/snippets/*/editor/dist/editor.js; do
-  [ -e "$editor" ] || continue
+for editor in $(find "$out" -path '*/snippets/*/editor/dist/editor.js'); do
   hashed="editor-$(sha256sum "$editor" | cut -c1-16).js"
   mv "$editor" "$(dirname "$editor")/$hashed"
-  sed -i "/^import /s|editor/dist/editor\.js\"|editor/dist/$hashed\"|" "$out"/*.js
+  find "$out" -name '*.js' ! -path '*/snippets/*' -exec sed -i "/^import /s|editor/dist/editor\.js\"|editor/dist/$hashed\"|" {} +
 done
 
 # Last, once every file is in place: the service worker that keeps the site readable offline.

@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 
 TRUNK_VERSION=0.21.14
 CARGO_FUZZ_VERSION=0.13.2
+WASM_SPLIT_VERSION=0.2.4
 PTXAS_PACKAGE=nvidia-cuda-nvcc-cu12==12.9.86
 VENV=.tools/venv
 
@@ -87,6 +88,12 @@ build_tools() {
   # Must equal the wasm-bindgen in Cargo.lock. Not --locked: one of its pinned
   # dependencies is missing from the registry mirror.
   cargo_tool wasm-bindgen-cli wasm-bindgen "$(locked_version wasm-bindgen)"
+  # Splits the playground's module at its views loaded later (build-playground-module.sh); its
+  # split points' runtime is the wasm_split_helpers in Cargo.lock. It has no --version.
+  if ! cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:"; then
+    say "cargo install wasm_split_cli_support $WASM_SPLIT_VERSION"
+    cargo install wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary --locked --force
+  fi
   npm_packages
   cargo fetch --quiet
 }

@@ -6,8 +6,8 @@
 //
 // - Every file of the build is precached: the pages are one index.html (the site routes in
 //   the browser), so a navigation offline gets it; the modules, the wasm, the style sheet and
-//   the editor are named by content hash, and the docs' pages (JSON) sit in a folder named by
-//   the hash of them all.
+//   the editor are named by content hash, and the docs' pages (JSON) and the playground's
+//   module split in parts each sit in a folder named by a hash of them all.
 // - The cache is named by the build (a hash of every precached file's name and revision): a
 //   new deploy installs a new cache, takes over open pages at once, and deletes the old
 //   build's caches on activation.
@@ -58,7 +58,7 @@ const { count, size, warnings } = await generateSW({
   cacheId: `tessera-${build}`,
   importScripts: ['/sw-build.js'],
   // Files named by their content's hash never change under one name: no cache-busting query.
-  dontCacheBustURLsMatching: /-[0-9a-f]{16}(_bg)?\.(js|wasm|css|svg)$|\/docs-[0-9a-f]{16}\//,
+  dontCacheBustURLsMatching: /-[0-9a-f]{16}(_bg)?\.(js|wasm|css|svg)$|\/[a-z]+-[0-9a-f]{16}\//,
   navigateFallback: '/index.html',
   // A file the site links for the browser to show (the license texts) is not a route of the
   // site: the fallback gave its navigation the site's "Not found".

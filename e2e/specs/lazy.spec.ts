@@ -1,9 +1,12 @@
 import { test, expect } from '../fixtures/pages';
 
-// The compiler comes in a second module (dist/lazy/playground-HASH.js), loaded on first use, so
-// the first page a reader opens carries no compiler (BENCHMARKS.md has the sizes).
+// The compiler comes in a second module (dist/lazy/playground-HASH/playground.js), loaded on
+// first use, so the first page a reader opens carries no compiler (BENCHMARKS.md has the sizes).
+// The playground's views that a first visit does not show are parts split from that module,
+// each fetched the first time it is shown (playground/src/run/later.rs).
 
-const MODULE = /\/lazy\/playground-[0-9a-f]{16}(\.js|_bg\.wasm)$/;
+const MODULE = /\/lazy\/playground-[0-9a-f]{16}\/playground(\.js|_bg\.wasm)$/;
+const PART = /\/lazy\/playground-[0-9a-f]{16}\/split_([a-z_]+)\.wasm$/;
 
 test('the home page loads no compiler; the playground loads it once', async ({ home, page, consoleErrors }) => {
   const fetched: string[] = [];
@@ -57,6 +60,46 @@ test('/play opened directly loads only the playground module, in the site frame'
   await expect(nav.getByRole('link', { name: 'Docs' })).toHaveAttribute('aria-current', 'page');
   expect(fetched.filter((p) => SITE_MODULE.test(p))).toHaveLength(2);
   expect(consoleErrors).toEqual([]);
+});
+
+test('the views a first visit does not show load when first shown, once', async ({ play, page, consoleErrors }) => {
+  const parts: string[] = [];
+  page.on('request', (request) => {
+    const part = PART.exec(new URL(request.url()).pathname);
+    if (part) parts.push(part[1]);
+  });
+  await play.open();
+  await page.waitForLoadState('networkidle');
+  expect(parts).toEqual([]);
+
+  // A run's written tensors, then the stepper and the memory table, each on first show.
+  await play.run();
+  await expect(page.locator('.tensor-result').first()).toBeVisible();
+  expect(parts).toEqual(['written']);
+  await page.getByTestId('step-through').click();
+  await expect(page.getByTestId('stepper')).toBeVisible();
+  await page.getByTestId('measure-memory').click();
+  await expect(page.getByTestId('memory')).toBeVisible();
+  expect([...parts].sort()).toEqual(['memory', 'stepper', 'written']);
+
+  // A second run shows its results from the part already there.
+  await play.run();
+  await expect(page.locator('.tensor-result').first()).toBeVisible();
+  expect(parts).toHaveLength(3);
+  expect(consoleErrors).toEqual([]);
+});
+
+test('a part that cannot be loaded says so, and the rest of the page goes on', async ({ play, page }) => {
+  await page.route(/\/split_stepper\.wasm$/, (route) => route.abort());
+  await play.open();
+  await play.run();
+  await page.getByTestId('step-through').click();
+  await expect(page.getByTestId('part-failed')).toContainText('could not be loaded');
+  await expect(page.getByTestId('part-failed')).toContainText('Reload the page to try again');
+  // The run's results came from their own part, and Run runs again.
+  await expect(page.locator('.tensor-result').first()).toBeVisible();
+  await play.run();
+  await expect(play.simStatus).toContainText('Simulator:');
 });
 
 test('a docs kernel runs after Run loads the compiler, and runs again in place', async ({ page }) => {

@@ -36,9 +36,9 @@ use editor::Editor;
 use leptos::prelude::*;
 use outputs::{ListingView, Output};
 use run::{
-    memory_run, run_on_gpu_anyway, start_run, trace_run, ArchSelect, FragmentMap, LaunchDiagram,
-    LaunchPanel, ListingWriter, MemoryRun, MemoryView, OccupancyView, OnRequest, Results,
-    ResultsPlace, RunReport, Running, StepReader, Stepper, TraceRun, UnreadFields,
+    memory_run, run_on_gpu_anyway, start_run, trace_run, ArchSelect, FragmentMapProps, LaunchDiagram,
+    LaunchPanel, ListingWriter, MemoryRun, MemoryViewProps, OccupancyView, OnRequest, Results,
+    ResultsPlace, RunReport, Running, StepReader, StepperProps, TraceRun, UnreadFields,
 };
 use std::rc::Rc;
 
@@ -729,15 +729,9 @@ pub fn Playground() -> impl IntoView {
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems unread=unread on_run=on_run outdated=source_broken/>
                                 {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
                                 <Results report=report place=results_place running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure counts=counts/>
-                                {move || memory_open.get().then(|| view! {
-                                    <MemoryView measured=measured counting=counter.status("Counting") stale=memory_stale gpu_seconds=gpu_seconds on_measure=measure on_close=close_memory/>
-                                })}
-                                {move || stepper_open.get().then(|| view! {
-                                    <Stepper traced=traced reader=step_reader stepping=stepping tracing=tracer.status("Tracing") stale=trace_stale on_trace=trace followed=followed/>
-                                })}
-                                {move || uses_mma.get().then(|| view! {
-                                    <FragmentMap lane=followed/>
-                                })}
+                                {move || memory_open.get().then(|| run::later::memory(MemoryViewProps { measured: measured.into(), counting: counter.status("Counting").into(), stale: memory_stale.into(), gpu_seconds: gpu_seconds.into(), on_measure: measure, on_close: close_memory }))}
+                                {move || stepper_open.get().then(|| run::later::stepper(StepperProps { traced: traced.into(), reader: step_reader, stepping, tracing: tracer.status("Tracing").into(), stale: trace_stale.into(), on_trace: trace, followed }))}
+                                {move || uses_mma.get().then(|| run::later::fragment_map(FragmentMapProps { lane: followed }))}
                                 {move || match runs_a_program.get() {
                                     false => view! { <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through followed=followed/> }.into_any(),
                                     true => view! {

@@ -13,12 +13,14 @@
 //! - `steps`: a traced CTA's steps as the stepper shows them, made in the worker.
 //! - `stepper`: one warp of a traced CTA, step by step.
 //! - `memory`: the run's memory accesses counted per access in the source, and occupancy.
+//! - `later`: the views above that a first visit does not show, loaded when first shown.
 
 mod diagram;
 mod engine;
 mod form;
 mod fragments;
 pub mod jobs;
+pub mod later;
 mod memory;
 pub mod messages;
 mod results;
@@ -35,11 +37,11 @@ pub use engine::{
     ListingWriter, MemoryRun, OnRequest, RunReport, Running, SimRun, Stage, StepReader, TraceRun,
 };
 pub use form::{LaunchPanel, UnreadFields};
-pub use fragments::FragmentMap;
-pub use memory::{ArchSelect, MemoryView, OccupancyView};
+pub use fragments::FragmentMapProps;
+pub use memory::{ArchSelect, MemoryViewProps, OccupancyView};
 pub use messages::GpuOutcome;
 pub use results::Results;
-pub use stepper::Stepper;
+pub use stepper::StepperProps;
 pub use tensors::ResultsPlace;
 
 use compiler_core::launch::Launch;

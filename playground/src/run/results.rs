@@ -5,7 +5,7 @@
 
 use super::engine::{RunReport, Running, SimRun, Stage};
 use super::messages::{GpuOutcome, GpuTime};
-use super::tensors::{save_zip, tensor, Inputs, ResultsPlace, TensorResult};
+use super::tensors::{ResultsPlace, WrittenProps};
 use super::timeline::LaunchTimeline;
 use compiler_core::cluster::ClusterRun;
 use compiler_core::diagnostic::Phase;
@@ -13,7 +13,6 @@ use compiler_core::hierarchy::Dim3;
 use compiler_core::ir::Kernel;
 use compiler_core::program::LaunchRecord;
 use compiler_core::share::Stepping;
-use compiler_core::sim::Tensor;
 use compiler_core::span::LineIndex;
 use compiler_core::{Code, Diagnostic, RunLimits};
 use leptos::prelude::*;
@@ -327,25 +326,15 @@ pub fn Results(
                         {gpu_time}
                     </div>
                     {step_button}
-                    {(!written.is_empty()).then(|| {
-                        let all: Vec<(String, Tensor)> = written
-                            .iter()
-                            .filter_map(|(i, name)| Some((name.clone(), tensor(&args, *i)?.clone())))
-                            .collect();
-                        let file = format!("{}-results.zip", kernel.name);
-                        view! {
-                            <p class="run-actions">
-                                <button type="button" data-testid="download-zip" on:click=move |_| save_zip(&file, &all)>
-                                    {format!("Download every result ({} .npy in one .zip)", all.len())}
-                                </button>
-                                <span class="hint">"np.load opens it as an .npz."</span>
-                            </p>
-                        }
+                    {super::later::written(WrittenProps {
+                        kernel: kernel.name.clone(),
+                        written,
+                        params: tensors,
+                        sim: args,
+                        gpu: gpu_args,
+                        inputs: inputs.clone(),
+                        place,
                     })}
-                    {written.into_iter().map(|(index, name)| view! {
-                        <TensorResult name=name index=index sim=args.clone() gpu=gpu_args.clone() place=place/>
-                    }).collect_view()}
-                    <Inputs kernel_params=tensors inputs=inputs.clone() place=place/>
                 }
                 .into_any()
             }

@@ -725,9 +725,48 @@ fn expected_verdict(
     ))
 }
 
+/// What a run wrote, each tensor with its table, downloads and verdict, and the tensors as the
+/// run began.
+#[component]
+pub(super) fn Written(
+    /// The kernel's name, which names the zip of every result.
+    kernel: String,
+    /// The tensors the run wrote, as (parameter index, name).
+    written: Vec<(usize, String)>,
+    /// Every tensor parameter, as (parameter index, name).
+    params: Vec<(usize, String)>,
+    sim: Args,
+    gpu: Option<Args>,
+    inputs: std::rc::Rc<Args>,
+    place: ResultsPlace,
+) -> impl IntoView {
+    let zip = (!written.is_empty()).then(|| {
+        let all: Vec<(String, Tensor)> = written
+            .iter()
+            .filter_map(|(i, name)| Some((name.clone(), tensor(&sim, *i)?.clone())))
+            .collect();
+        let file = format!("{kernel}-results.zip");
+        view! {
+            <p class="run-actions">
+                <button type="button" data-testid="download-zip" on:click=move |_| save_zip(&file, &all)>
+                    {format!("Download every result ({} .npy in one .zip)", all.len())}
+                </button>
+                <span class="hint">"np.load opens it as an .npz."</span>
+            </p>
+        }
+    });
+    view! {
+        {zip}
+        {written.into_iter().map(|(index, name)| view! {
+            <TensorResult name=name index=index sim=sim.clone() gpu=gpu.clone() place=place/>
+        }).collect_view()}
+        <Inputs kernel_params=params inputs=inputs place=place/>
+    }
+}
+
 /// The tensors as the run began.
 #[component]
-pub(super) fn Inputs(
+fn Inputs(
     kernel_params: Vec<(usize, String)>,
     inputs: std::rc::Rc<Args>,
     place: ResultsPlace,
