@@ -5,6 +5,11 @@
 use std::path::Path;
 
 fn main() {
+    // The module keeps its relocations: wasm-split-cli needs them to split it at the parts
+    // loaded later (playground/src/run/later.rs, scripts/build-playground-module.sh).
+    if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32") {
+        println!("cargo:rustc-link-arg-cdylib=--emit-relocs");
+    }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/puzzles");
     println!("cargo:rerun-if-changed={}", dir.display());
     let puzzles = match docs_build::puzzles::load(&dir) {

@@ -15,6 +15,8 @@
 # worker (sw.js, e2e/scripts/service-worker.mjs) is written over the finished build. Same profile
 # as trunk's build (`web` for a release: the size-optimised one); offline, like trunk.
 set -euo pipefail
+# A failure inside $(...) (a module's build) fails the script too.
+shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 
 out="${TRUNK_STAGING_DIR:?run by trunk (make serve, make test)}/lazy"
@@ -52,7 +54,7 @@ bind() {
   fi
   # --keep-lld-exports: the parts reach the module's function table by its export.
   wasm-bindgen --target web --no-typescript --keep-lld-exports --out-dir "$dir" --out-name "$name" "$wasm" >&2
-  [ "$wasm" = "$dir/$name.wasm" ] && rm "$wasm"
+  if [ "$wasm" = "$dir/$name.wasm" ]; then rm "$wasm"; fi
   if [ "$profile" = web ]; then
     # The same optimisation trunk gives the site's own module (data-wasm-opt="z"), for the
     # module and each part split from it.
@@ -85,7 +87,9 @@ sed -i "s|</head>|$script</head>|" "$TRUNK_STAGING_DIR/index.html"
 # The editor's bundle, which wasm-bindgen copies as snippets/CRATE-ID/editor/dist/editor.js (the
 # crate's id, not the content's), gets its content's hash too, and the modules' `import` lines
 # fetch it by that name (the imports object keeps the old name: the wasm asks for it by that).
+# The chunks it imports (scripts/build-editor.sh), already named by their hashes, go beside it.
 for editor in $(find "$out" -path '*/snippets/*/editor/dist/editor.js'); do
+  cp playground/editor/dist/*-*.js "$(dirname "$editor")/"
   hashed="editor-$(sha256sum "$editor" | cut -c1-16).js"
   mv "$editor" "$(dirname "$editor")/$hashed"
   find "$out" -name '*.js' ! -path '*/snippets/*' -exec sed -i "/^import /s|editor/dist/editor\.js\"|editor/dist/$hashed\"|" {} +

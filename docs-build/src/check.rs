@@ -55,7 +55,7 @@ pub fn check(pages: &[Page]) -> Vec<String> {
                 }
                 Block::Occupancy(Err(why)) => say(format!("occupancy: {why}")),
                 // A puzzle is graded by `puzzles::check`.
-                Block::Html(_) | Block::Occupancy(Ok(_)) | Block::Puzzle(_) => {}
+                Block::Html(_) | Block::Occupancy(Ok(_)) | Block::Puzzle(_) | Block::LaneMap => {}
             }
         }
         for link in &page.links {

@@ -17,6 +17,7 @@
 //! - ```` ```diagram ```` the hierarchy diagram, its parameters in the info string (see
 //!   `diagram::DiagramConfig::from_params`: `grid=4x3 threads=256 lanes=32`,
 //!   `preset=partial-warp`, `cluster=4x6`).
+//! - ```` ```lanemap ```` the interactive lane map of a warp's `mma` operands.
 //!
 //! Invariant: a page that builds has a title, a byline block and unique heading anchors.
 
@@ -129,6 +130,9 @@ pub enum Block {
     Diagram(String),
     /// ```` ```occupancy ```` with starting values: a calculator the reader changes.
     Occupancy(Result<OccupancyStart, String>),
+    /// ```` ```lanemap ````: the interactive map of which lane holds which element of a warp's
+    /// `mma` operands (`diagram::FragmentMap`).
+    LaneMap,
     /// Where a puzzle's workbench goes (`content/puzzles/`), by the puzzle's slug: the puzzles'
     /// module, which carries every puzzle's `Exercise`, puts it there.
     Puzzle(String),

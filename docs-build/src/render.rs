@@ -325,6 +325,9 @@ fn directive(info: &str, code: String) -> Block {
     if kind == "diagram" {
         return Block::Diagram(rest.join(" "));
     }
+    if kind == "lanemap" {
+        return Block::LaneMap;
+    }
     if kind == "occupancy" {
         return Block::Occupancy(occupancy_start(&rest.join(" ")));
     }
@@ -580,6 +583,7 @@ mod tests {
                 Block::Diagram(_) => "diagram",
                 Block::Occupancy(_) => "occupancy",
                 Block::Puzzle(_) => "puzzle",
+                Block::LaneMap => "lanemap",
             })
             .collect();
         assert_eq!(kinds, ["html", "diagram", "html", "kernel", "html"]);

@@ -29,6 +29,7 @@ const pages: [string, string, string][] = [
   ['the costs page with its charts', '/docs/costs', 'What a kernel costs'],
   ['the page on the command line and editors', '/docs/outside', 'Outside the browser'],
   ['the From CUDA page and its table', '/docs/cuda', 'From CUDA'],
+  ['the tensor-cores page and its lane map', '/docs/tensor-cores', 'Tensor cores'],
 ];
 
 for (const [what, path, heading] of pages) {

@@ -11,7 +11,8 @@ test('pick lane 17: its 16 elements light up; pick an element: its lane and inde
   await expect(map.getByTestId('fragment-b').locator('td')).toHaveCount(128);
   await expect(map.getByTestId('fragment-c').locator('td')).toHaveCount(128);
   // The PTX ISA's table: C[12, 3] is lane 4 · 4 + 1 = 17's c3; every lane holds 16 cells.
-  await expect(map.getByRole('gridcell', { name: 'C[12, 3]: lane 17, c[3]' })).toHaveText('17');
+  await expect(map.getByRole('gridcell', { name: 'C[12, 3]: lane 17, c[3]' })).toHaveText('17:3');
+  await expect(map.getByRole('gridcell', { name: 'A[4, 10]: lane 17, a[4]' })).toHaveText('17:4');
 
   await map.getByTestId('fragment-lane').selectOption('17');
   await expect(map.locator('td.picked')).toHaveCount(16);
@@ -57,7 +58,7 @@ test('the map, the stepper and the diagram follow one lane, whichever picks it',
   await expect(page.getByTestId('step-position')).toContainText('Step 1 of');
   const map = page.getByTestId('fragment-map');
   const strip = page.getByTestId('lane-strip');
-  const diagram = page.getByTestId('hierarchy');
+  const diagram = await play.diagram();
 
   // The map picks: the stepper's field, its strip and its table row, and the diagram follow.
   await map.getByTestId('fragment-lane').selectOption('17');
@@ -86,7 +87,7 @@ test('the map, the stepper and the diagram follow one lane, whichever picks it',
 
 test('a kernel without mma has no lane map', async ({ play, page }) => {
   await play.open('?example=vector_add');
-  await expect(page.getByTestId('hierarchy')).toBeVisible();
+  await expect(await play.diagram()).toBeVisible();
   await expect(page.getByTestId('fragment-map')).toHaveCount(0);
   await expect(page.getByTestId('go-fragments')).toHaveCount(0);
 });
@@ -103,4 +104,32 @@ test.describe('on a phone', () => {
     await map.getByRole('gridcell', { name: 'C[0, 0]: lane 0, c[0]' }).tap();
     await expect(map.getByTestId('fragment-readout')).toHaveText(/^C\[0, 0\] is held by lane 0, at index 0/);
   });
+
+  test('the tensor-cores page has the map: a tap on an element names its lane and index', async ({ page }) => {
+    await page.goto('/docs/tensor-cores');
+    const map = page.getByTestId('fragment-map');
+    await map.scrollIntoViewIfNeeded();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(390);
+    await map.getByRole('gridcell', { name: 'B[9, 6]: lane 24, b[3]' }).tap();
+    await expect(map.getByTestId('fragment-readout')).toHaveText(/^B\[9, 6\] is held by lane 24, at index 3/);
+    await expect(map.locator('td.picked')).toHaveCount(16);
+  });
+});
+
+// The same map on the tensor-cores page, on its own: no stepper or diagram to follow (issue 68).
+test('the tensor-cores page draws the lane map, lane:index in each cell, by mouse and keyboard', async ({ page, consoleErrors }) => {
+  await page.goto('/docs/tensor-cores');
+  const map = page.getByTestId('fragment-map');
+  await expect(map).toBeVisible();
+  await expect(map.locator('td')).toHaveCount(512);
+  await expect(map.getByRole('gridcell', { name: 'C[12, 3]: lane 17, c[3]' })).toHaveText('17:3');
+  await expect(map.getByTestId('fragment-readout')).toHaveText('No lane picked: pick one in the field, or pick an element in a grid.');
+  await map.getByTestId('fragment-lane').selectOption('17');
+  await expect(map.locator('td.picked')).toHaveCount(16);
+  await expect(map.getByTestId('fragment-readout')).toHaveText(/^Lane 17 holds A\[4, 2\], A\[4, 3\]/);
+  await map.getByRole('gridcell', { name: 'A[0, 0]: lane 0, a[0]' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(map.getByTestId('fragment-readout')).toHaveText(/^A\[0, 1\] is held by lane 0, at index 1/);
+  expect(consoleErrors).toEqual([]);
 });

@@ -185,7 +185,7 @@ test('the launch in the diagram: a lane shows what its thread wrote', async ({ p
   await page.getByTestId('input-B').selectOption('iota');
   await play.run();
   await expect(play.simStatus).toContainText('Simulator:');
-  const diagram = page.getByTestId('hierarchy');
+  const diagram = await play.diagram();
   await expect(diagram.getByRole('option')).toHaveCount(4);
   await diagram.getByRole('option', { name: 'CTA (1, 0)' }).click();
   await diagram.getByRole('option', { name: 'Warp 0, threads 0–31' }).click();
@@ -198,7 +198,7 @@ test('the launch in the diagram: a lane shows what its thread wrote', async ({ p
 test('a long one-dimensional grid is drawn in rows of 16, and its last CTA can be picked', async ({ play, page }) => {
   await play.open('?example=vector_add');
   await play.setField('grid-x', '40');
-  const diagram = page.getByTestId('hierarchy');
+  const diagram = await play.diagram();
   await expect(diagram.getByRole('option')).toHaveCount(40);
   await expect(page.getByTestId('launch-diagram-error')).toHaveCount(0);
   const first = await diagram.getByRole('option', { name: 'CTA (0, 0)' }).boundingBox();

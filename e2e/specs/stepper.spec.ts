@@ -210,7 +210,7 @@ test('a warp picked in the diagram is the one stepped through', async ({ play, p
   await play.open('?example=matvec');
   await play.run();
   await expect(play.simStatus).toContainText('Simulator:');
-  const drawing = page.getByTestId('hierarchy-drawing');
+  const drawing = (await play.diagram()).getByTestId('hierarchy-drawing');
   await drawing.focus();
   // Grid → CTA (0, 0) → warp 3.
   await page.keyboard.press('Enter');

@@ -7,9 +7,12 @@
 // JavaScript string; the playground converts them to and from the compiler's byte offsets.
 //
 // Bundled by esbuild (`make editor`) into `dist/editor.js`, which the playground's module
-// imports through wasm-bindgen, so it loads with the playground and with no other page.
+// imports through wasm-bindgen, so it loads with the playground and with no other page; search,
+// completion and the diagnostics' marks are in `later.js`, a chunk of their own fetched the first
+// time the reader focuses the editor, presses Ctrl+F or Ctrl+Space, or the source has a problem
+// to mark (/play's first load has a budget: BENCHMARKS.md, "Site size").
 
-import { EditorState, StateEffect, StateField, Prec, RangeSetBuilder } from "@codemirror/state";
+import { EditorState, StateEffect, StateField, Prec, RangeSetBuilder, Compartment } from "@codemirror/state";
 import {
   EditorView, Decoration, keymap, lineNumbers, drawSelection, highlightActiveLine,
   highlightActiveLineGutter, hoverTooltip,
@@ -18,11 +21,11 @@ import {
   defaultKeymap, history, historyKeymap, indentWithTab, toggleComment,
 } from "@codemirror/commands";
 import { indentService, indentOnInput, bracketMatching, indentUnit } from "@codemirror/language";
-import { search, searchKeymap, highlightSelectionMatches } from "@codemirror/search";
-import {
-  autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap,
-} from "@codemirror/autocomplete";
-import { setDiagnostics, lintKeymap } from "@codemirror/lint";
+import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
+
+// The chunk with search, completion and lint, fetched once.
+let laterModule;
+const later = () => (laterModule ??= import("./later.js"));
 
 const TAB = "  ";
 
@@ -178,6 +181,29 @@ export function createEditor(parent, options) {
       },
     };
   });
+  // Search, completion and lint join the editor when their chunk is there (`later`), with
+  // their keys ahead of the ones that load it.
+  const laterParts = new Compartment();
+  let loaded;
+  const loadLater = () =>
+    (loaded ??= later().then((m) => {
+      if (!destroyed) {
+        view.dispatch({
+          effects: laterParts.reconfigure([
+            autocompletionOf(m),
+            m.highlightSelectionMatches(),
+            m.search({ top: true }),
+            Prec.high(keymap.of([...m.searchKeymap, ...m.completionKeymap, ...m.lintKeymap])),
+          ]),
+        });
+      }
+      return m;
+    }));
+  const autocompletionOf = (m) => m.autocompletion({ override: [completion], icons: false });
+  let destroyed = false;
+  // The diagnostics last given, marked once lint is there.
+  let diagnosticsShown = false;
+  let latestDiagnostics;
   const view = new EditorView({
     parent,
     state: EditorState.create({
@@ -191,10 +217,8 @@ export function createEditor(parent, options) {
         bracketMatching(),
         Prec.high(braces),
         closeBrackets(),
-        autocompletion({ override: [completion], icons: false }),
         highlightActiveLine(),
-        highlightSelectionMatches(),
-        search({ top: true }),
+        laterParts.of([]),
         indentUnit.of(TAB),
         EditorState.tabSize.of(2),
         language,
@@ -206,10 +230,10 @@ export function createEditor(parent, options) {
         keymap.of([
           ...closeBracketsKeymap,
           ...defaultKeymap,
-          ...searchKeymap,
           ...historyKeymap,
-          ...completionKeymap,
-          ...lintKeymap,
+          // Until the chunk is there: its keys load it and then do what they do.
+          { key: "Mod-f", run: (v) => (loadLater().then((m) => m.openSearchPanel(v)), true) },
+          { key: "Ctrl-Space", run: (v) => (loadLater().then((m) => m.startCompletion(v)), true) },
           { key: "Mod-/", run: toggleComment },
           indentWithTab,
         ]),
@@ -231,6 +255,9 @@ export function createEditor(parent, options) {
         EditorView.domEventHandlers({
           mousemove(event, view) {
             options.onPointer(view.posAtCoords({ x: event.clientX, y: event.clientY }));
+          },
+          focus() {
+            loadLater();
           },
         }),
       ],
@@ -312,7 +339,14 @@ export function createEditor(parent, options) {
               ]
             : undefined,
       }));
-      view.dispatch(setDiagnostics(view.state, diagnostics));
+      // No problem to mark and none marked: nothing to load.
+      if (!diagnostics.length && !diagnosticsShown) return;
+      latestDiagnostics = diagnostics;
+      loadLater().then((m) => {
+        if (destroyed || latestDiagnostics !== diagnostics) return;
+        diagnosticsShown = diagnostics.length > 0;
+        view.dispatch(m.setDiagnostics(view.state, diagnostics));
+      });
     },
     /** `list`: [{ from, to, class }]. */
     setMarks(list) {
@@ -329,6 +363,7 @@ export function createEditor(parent, options) {
       view.focus();
     },
     destroy() {
+      destroyed = true;
       cancelAnimationFrame(frame);
       view.destroy();
     },

@@ -34,11 +34,12 @@ use compiler_core::{Compilation, RunLimits};
 use diagnostics::DiagnosticList;
 use editor::Editor;
 use leptos::prelude::*;
-use outputs::{ListingView, Output};
+use outputs::{ListingViewProps, Output};
 use run::{
-    memory_run, run_on_gpu_anyway, start_run, trace_run, ArchSelect, FragmentMapProps, LaunchDiagram,
-    LaunchPanel, ListingWriter, MemoryRun, MemoryViewProps, OccupancyView, OnRequest, Results,
-    ResultsPlace, RunReport, Running, StepReader, StepperProps, TraceRun, UnreadFields,
+    memory_run, run_on_gpu_anyway, start_run, trace_run, ArchSelect, FragmentMapProps,
+    LaunchDiagramProps, LaunchPanel, ListingWriter, MemoryRun, MemoryViewProps, OccupancyView,
+    OnRequest, Results, ResultsPlace, RunReport, Running, StepReader, StepperProps, TraceRun,
+    UnreadFields, WhenSeen,
 };
 use std::rc::Rc;
 
@@ -729,11 +730,18 @@ pub fn Playground() -> impl IntoView {
                                 <LaunchPanel launch=launch warp_mode=warp_mode kernel=form_kernel kernel_names=kernel_names program_names=program_names problems=problems unread=unread on_run=on_run outdated=source_broken/>
                                 {move || (!runs_a_program.get()).then(|| view! { <OccupancyView kernel=form_kernel arch=arch/> })}
                                 <Results report=report place=results_place running=running blocked=blocked stale=stale on_raise_step_limit=raise_step_limit on_gpu_anyway=gpu_anyway on_step_through=step_through on_measure=measure counts=counts/>
-                                {move || memory_open.get().then(|| run::later::memory(MemoryViewProps { measured: measured.into(), counting: counter.status("Counting").into(), stale: memory_stale.into(), gpu_seconds: gpu_seconds.into(), on_measure: measure, on_close: close_memory }))}
-                                {move || stepper_open.get().then(|| run::later::stepper(StepperProps { traced: traced.into(), reader: step_reader, stepping, tracing: tracer.status("Tracing").into(), stale: trace_stale.into(), on_trace: trace, followed }))}
-                                {move || uses_mma.get().then(|| run::later::fragment_map(FragmentMapProps { lane: followed }))}
+                                {move || memory_open.get().then(|| run::later::memory(MemoryViewProps { measured: measured.into(), counting: counter.status("Counting"), stale: memory_stale, gpu_seconds, on_measure: measure, on_close: close_memory }))}
+                                {move || stepper_open.get().then(|| run::later::stepper(StepperProps { traced: traced.into(), reader: step_reader, stepping, tracing: tracer.status("Tracing"), stale: trace_stale, on_trace: trace, followed }))}
+                                {move || uses_mma.get().then(|| run::later::fragment_map(FragmentMapProps { lane: followed, linked: true }))}
                                 {move || match runs_a_program.get() {
-                                    false => view! { <LaunchDiagram launch=launch kernel=form_kernel report=report on_step_through=step_through followed=followed/> }.into_any(),
+                                    false => view! {
+                                        <section class="launch-diagram" aria-labelledby="launch-diagram-title">
+                                            <h2 id="launch-diagram-title">"Where each thread sits"</h2>
+                                            <WhenSeen part="diagram" min_height="24rem">
+                                                {move || run::later::diagram(LaunchDiagramProps { launch, kernel: form_kernel, report, on_step_through: Some(step_through), followed })}
+                                            </WhenSeen>
+                                        </section>
+                                    }.into_any(),
                                     true => view! {
                                         <p class="hint" data-testid="program-diagram">"Each launch of a program has a grid of its own, computed from its dimensions (its list is under the results): pick one of the program's kernels in Kernel to see a launch of it in the diagram, with its occupancy."</p>
                                     }.into_any(),
@@ -742,7 +750,7 @@ pub fn Playground() -> impl IntoView {
                             Tab::Ptx => view! {
                                 <ArchSelect arch=arch testid="arch"/>
                                 <p class="hint">"Plain PTX, as "<code>"tessera ptx"</code>" writes it; "<code>"--loop-guard TRIPS"</code>" adds the "<a href="/docs/targets#loop-guard">"loop guard"</a>"."</p>
-                                <ListingView listing=ptx source_line_spans=pointer_line linked=linked label="PTX" downloadable=true/>
+                                {run::later::listing(ListingViewProps { listing: ptx, source_line_spans: pointer_line, linked, label: "PTX", downloadable: true })}
                             }.into_any(),
                             Tab::Wgsl => view! {
                                 <label class="field">
@@ -758,10 +766,10 @@ pub fn Playground() -> impl IntoView {
                                     </select>
                                 </label>
                                 <p class="hint" data-testid="wgsl-plain">"Plain WGSL, as "<code>"tessera wgsl"</code>" writes it. A run adds a "<a href="/docs/targets#loop-guard">"loop guard"</a>": each loop stops past the step limit's trips (E0514)."</p>
-                                <ListingView listing=wgsl source_line_spans=pointer_line linked=linked label="WGSL"/>
+                                {run::later::listing(ListingViewProps { listing: wgsl, source_line_spans: pointer_line, linked, label: "WGSL", downloadable: false })}
                             }.into_any(),
                             Tab::Ir => view! {
-                                <ListingView listing=ir source_line_spans=pointer_line linked=linked label="IR"/>
+                                {run::later::listing(ListingViewProps { listing: ir, source_line_spans: pointer_line, linked, label: "IR", downloadable: false })}
                             }.into_any(),
                         }}
                     </div>

@@ -56,7 +56,7 @@ fn unflatten(mut at: usize, shape: &[usize]) -> String {
 }
 
 /// The current launch in the hierarchy diagram; after a simulated run, the lane picked shows
-/// what its thread wrote.
+/// what its thread wrote. A part loaded when its place comes near the screen (`later`).
 #[component]
 pub fn LaunchDiagram(
     launch: RwSignal<Launch>,
@@ -141,30 +141,28 @@ pub fn LaunchDiagram(
                 .map(|r| (block, thread, writes_of(r, grid, block, thread)))
         })
     };
+    // The section and its heading are the page's, around a `WhenSeen`: this is what is in it.
     view! {
-        <section class="launch-diagram" aria-labelledby="launch-diagram-title">
-            <h2 id="launch-diagram-title">"Where each thread sits"</h2>
-            {move || match config.get() {
-                Err(why) => view! { <p class="hint" data-testid="launch-diagram-error">{why}</p> }.into_any(),
-                Ok(c) => view! {
-                    <HierarchyDiagram config=c label="This launch, from the grid to one lane" show=show on_pick=on_pick on_warp=on_warp stacked=true/>
-                }.into_any(),
-            }}
-            {step_offer}
-            {move || launch.with(|l| l.grid.z > 1).then(|| view! {
-                <p class="hint">"The grid has a z extent; the diagram shows the slice z = 0."</p>
-            })}
-            {move || writes().map(|(block, thread, list)| view! {
-                <div class="thread-writes" data-testid="thread-writes">
-                    <p>{format!("In the last simulated run, thread {thread} of block ({}, {}) wrote {}:", block.x, block.y, if list.is_empty() { "nothing".to_owned() } else { format!("{} element{}", list.len(), if list.len() == 1 { "" } else { "s" }) })}</p>
-                    <ul>
-                        {list.into_iter().take(32).map(|(name, index, value)| view! {
-                            <li><code>{format!("{name}{index} = {value}")}</code></li>
-                        }).collect_view()}
-                    </ul>
-                </div>
-            })}
-        </section>
+        {move || match config.get() {
+            Err(why) => view! { <p class="hint" data-testid="launch-diagram-error">{why}</p> }.into_any(),
+            Ok(c) => view! {
+                <HierarchyDiagram config=c label="This launch, from the grid to one lane" show=show on_pick=on_pick on_warp=on_warp stacked=true/>
+            }.into_any(),
+        }}
+        {step_offer}
+        {move || launch.with(|l| l.grid.z > 1).then(|| view! {
+            <p class="hint">"The grid has a z extent; the diagram shows the slice z = 0."</p>
+        })}
+        {move || writes().map(|(block, thread, list)| view! {
+            <div class="thread-writes" data-testid="thread-writes">
+                <p>{format!("In the last simulated run, thread {thread} of block ({}, {}) wrote {}:", block.x, block.y, if list.is_empty() { "nothing".to_owned() } else { format!("{} element{}", list.len(), if list.len() == 1 { "" } else { "s" }) })}</p>
+                <ul>
+                    {list.into_iter().take(32).map(|(name, index, value)| view! {
+                        <li><code>{format!("{name}{index} = {value}")}</code></li>
+                    }).collect_view()}
+                </ul>
+            </div>
+        })}
     }
 }
 

@@ -9,7 +9,6 @@
 //! - `tensors`: a tensor's table, numbers, downloads and verdicts.
 //! - `form`: the launch form.
 //! - `diagram`: the launch in the hierarchy diagram, and what a picked thread wrote.
-//! - `fragments`: the lane ↔ element map of a kernel that uses `mma`.
 //! - `steps`: a traced CTA's steps as the stepper shows them, made in the worker.
 //! - `stepper`: one warp of a traced CTA, step by step.
 //! - `memory`: the run's memory accesses counted per access in the source, and occupancy.
@@ -18,7 +17,6 @@
 mod diagram;
 mod engine;
 mod form;
-mod fragments;
 pub mod jobs;
 pub mod later;
 mod memory;
@@ -31,13 +29,14 @@ mod timeline;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 
-pub use diagram::LaunchDiagram;
+pub use ::diagram::FragmentMapProps;
+pub use diagram::LaunchDiagramProps;
 pub use engine::{
     grade_run, memory_run, run_on_gpu_anyway, start_run, trace_run, GradeRun, Latest,
     ListingWriter, MemoryRun, OnRequest, RunReport, Running, SimRun, Stage, StepReader, TraceRun,
 };
 pub use form::{LaunchPanel, UnreadFields};
-pub use fragments::FragmentMapProps;
+pub use later::WhenSeen;
 pub use memory::{ArchSelect, MemoryViewProps, OccupancyView};
 pub use messages::GpuOutcome;
 pub use results::Results;

@@ -462,14 +462,19 @@ fn receive(live: &RefCell<Option<Live>>, data: &JsValue) {
             let Some(on_reply) = state.on_reply.take() else {
                 return;
             };
-            // The reply may start the next job on this channel: let go of it first.
+            // The reply may start the next job on this channel: let go of it first. It is
+            // read by a part of the module loaded with the first reply (`later::reply`).
             drop(slot);
-            on_reply(decode(data, &kind));
+            let data = data.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                on_reply(super::later::reply(data, kind).await);
+            });
         }
     }
 }
 
-fn decode(data: &JsValue, kind: &str) -> Outcome {
+/// A reply as the worker sent it.
+pub(super) fn decode(data: &JsValue, kind: &str) -> Outcome {
     if kind == "failed" {
         return Err(get(data, "why").as_string().unwrap_or_default());
     }

@@ -10,7 +10,7 @@
 
 use crate::lazy::{fill_on_mount, Module, Slot};
 use compiler_core::grade::{SOLVED_EVENT, SOLVED_KEY};
-use diagram::{DiagramConfig, HierarchyDiagram};
+use diagram::{DiagramConfig, FragmentMap, HierarchyDiagram};
 use docs_build::{Block, Entry, KernelBlock, Page};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_params_map};
@@ -488,6 +488,7 @@ fn block_view(block: &Block) -> AnyView {
         }
         Block::Occupancy(Err(why)) => view! { <p class="error">{why.clone()}</p> }.into_any(),
         Block::Puzzle(slug) => view! { <PuzzleWorkbench slug=slug.clone()/> }.into_any(),
+        Block::LaneMap => view! { <FragmentMap lane=RwSignal::new(None)/> }.into_any(),
         Block::Diagram(params) => match DiagramConfig::from_params(params) {
             Ok(config) => view! { <HierarchyDiagram config=config/> }.into_any(),
             Err(why) => view! { <p class="error">{why}</p> }.into_any(),

@@ -51,7 +51,7 @@ fn lane_holds(lane: u32) -> String {
 }
 
 /// The sentence under the field: what the pick is and holds.
-pub fn readout(lane: Option<u32>, element: Option<(Operand, Cell)>) -> String {
+pub fn readout(lane: Option<u32>, element: Option<(Operand, Cell)>, linked: bool) -> String {
     match (lane, element) {
         (Some(lane), Some((op, cell))) if op.holder(cell.0, cell.1).0 == lane => {
             let index = op.holder(cell.0, cell.1).1;
@@ -65,9 +65,10 @@ pub fn readout(lane: Option<u32>, element: Option<(Operand, Cell)>) -> String {
             )
         }
         (Some(lane), _) => format!("Lane {lane} holds {}.", lane_holds(lane)),
-        (None, _) => {
+        (None, _) if linked => {
             "No lane picked: pick one in the field, in the stepper's lane strip or in the diagram, or pick an element in a grid.".to_owned()
         }
+        (None, _) => "No lane picked: pick one in the field, or pick an element in a grid.".to_owned(),
     }
 }
 
@@ -151,7 +152,7 @@ fn grid(
                             aria-label=format!("{}: lane {holder}, {}[{index}]", element_name(op, (r, c)), op.name())
                             aria-selected="false"
                             data-lane=holder data-index=index
-                            on:click=move |_| pick((r, c))>{holder}</td>
+                            on:click=move |_| pick((r, c))>{format!("{holder}:{index}")}</td>
                     }
                 })
                 .collect_view();
@@ -191,11 +192,16 @@ fn grid(
     }
 }
 
-/// The map, for a kernel that uses `mma`.
+/// The map: in the playground for a kernel that uses `mma` (`linked`), on the tensor-cores
+/// page on its own.
 #[component]
 pub fn FragmentMap(
-    /// The picked lane of a warp, shared with the stepper and the diagram.
+    /// The picked lane of a warp, shared with the stepper and the diagram where `linked`.
     lane: RwSignal<Option<u32>>,
+    /// In the playground, beside a kernel's stepper and diagram: the map has its heading and
+    /// says that they follow one lane.
+    #[prop(optional)]
+    linked: bool,
 ) -> impl IntoView {
     let element = RwSignal::new(None::<(Operand, Cell)>);
     // A pick changes the classes of the cells it concerns, in place: the last lane's 16 and
@@ -235,11 +241,12 @@ pub fn FragmentMap(
         now
     });
     view! {
-        <section class="fragment-map" aria-labelledby="fragment-map-title" data-testid="fragment-map">
-            <h2 id="fragment-map-title">"Which lane holds which element"</h2>
+        <section class="fragment-map" aria-label="Which lane holds which element" data-testid="fragment-map">
+            {linked.then(|| view! { <h2>"Which lane holds which element"</h2> })}
             <p class="hint">
-                {format!("This kernel uses mma ({SHAPE}): each of a warp's {MMA_LANES} lanes holds 8 elements of A, 4 of B and 4 of C, its fragments. Each cell names the lane that holds it. Pick a lane to light up its elements, or an element (arrow keys in a grid) to name its lane and index; the stepper's lane strip and the diagram follow the same lane. ")}
-                <a href="/docs/tensor-cores">"Tensor cores"</a>
+                {format!("{} ({SHAPE}): each of a warp's {MMA_LANES} lanes holds 8 elements of A, 4 of B and 4 of C, its fragments. Each cell is lane:index, the lane that holds it and the element's index in that lane's fragment. Pick a lane to light up its elements, or an element (arrow keys in a grid) to name its lane and index", if linked { "This kernel uses mma" } else { "A warp's mma" })}
+                {if linked { "; the stepper's lane strip and the diagram follow the same lane. " } else { "." }}
+                {linked.then(|| view! { <a href="/docs/tensor-cores">"Tensor cores"</a> })}
             </p>
             <label class="field small">
                 <span>"lane"</span>
@@ -254,7 +261,7 @@ pub fn FragmentMap(
                 </select>
             </label>
             <p class="fragment-readout" role="status" aria-live="polite" data-testid="fragment-readout">
-                {move || readout(lane.get(), element.get())}
+                {move || readout(lane.get(), element.get(), linked)}
             </p>
             <div class="fragment-grids" node_ref=grids>
                 {Operand::ALL.into_iter().map(|op| grid(op, lane, element)).collect_view()}
@@ -270,7 +277,7 @@ mod tests {
     #[test]
     fn a_lane_reads_as_its_elements_in_fragment_order() {
         // Lane 17: group 4, thread 1 in its group (the PTX ISA's formulas).
-        let text = readout(Some(17), None);
+        let text = readout(Some(17), None, true);
         assert!(text.starts_with(
             "Lane 17 holds A[4, 2], A[4, 3], A[12, 2], A[12, 3], A[4, 10], A[4, 11], A[12, 10], A[12, 11] as a[0] to a[7]; B[2, 4], B[3, 4], B[10, 4], B[11, 4] as b[0] to b[3]; C[4, 2], C[4, 3], C[12, 2], C[12, 3] as c[0] to c[3]."
         ), "{text}");
@@ -278,7 +285,7 @@ mod tests {
 
     #[test]
     fn an_element_names_its_lane_and_index() {
-        let text = readout(Some(17), Some((Operand::A, (12, 11))));
+        let text = readout(Some(17), Some((Operand::A, (12, 11))), true);
         assert!(
             text.starts_with(
                 "A[12, 11] is held by lane 17, at index 7 of its A fragment (a[7], of 8)."
@@ -286,8 +293,8 @@ mod tests {
             "{text}"
         );
         // An element of another lane than the picked one (the lane moved on): the lane's words.
-        assert!(readout(Some(3), Some((Operand::A, (12, 11)))).starts_with("Lane 3 holds"));
-        assert!(readout(None, None).starts_with("No lane picked"));
+        assert!(readout(Some(3), Some((Operand::A, (12, 11))), true).starts_with("Lane 3 holds"));
+        assert!(readout(None, None, false).starts_with("No lane picked"));
     }
 
     #[test]
