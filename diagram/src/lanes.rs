@@ -149,7 +149,7 @@ fn grid(
                         <td role="gridcell" id=id((r, c)) class="fragment-cell"
                             style=format!("--lane-hue: {}", hue(holder))
                             tabindex=if (r, c) == (0, 0) { "0" } else { "-1" }
-                            aria-label=format!("{}: lane {holder}, {}[{index}]", element_name(op, (r, c)), op.name())
+                            aria-label=format!("{}: lane {holder}, {}[{index}] ({holder}:{index})", element_name(op, (r, c)), op.name())
                             aria-selected="false"
                             data-lane=holder data-index=index
                             on:click=move |_| pick((r, c))>{format!("{holder}:{index}")}</td>

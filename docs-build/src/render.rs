@@ -279,7 +279,7 @@ fn heading_level(level: HeadingLevel) -> u8 {
 fn is_directive(info: &str) -> bool {
     matches!(
         info.split_whitespace().next(),
-        Some("tsr" | "diagram" | "occupancy")
+        Some("tsr" | "diagram" | "occupancy" | "lanemap")
     )
 }
 
@@ -558,7 +558,7 @@ mod tests {
     }
     use compiler_core::share::Session;
 
-    const PAGE: &str = "+++\ntitle = \"The hierarchy\"\nsection = \"Guide\"\norder = 20\n[byline]\nwritten_by = \"A\"\nreviewed_by = \"B\"\n+++\n# The hierarchy\n\nText with a [link](/docs/x#y).\n\n```diagram grid=4x3 threads=256\n```\n\n## Every field {#fields}\n\n```tsr grid=2 N=100 expect=E0112\nkernel k() {}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
+    const PAGE: &str = "+++\ntitle = \"The hierarchy\"\nsection = \"Guide\"\norder = 20\n[byline]\nwritten_by = \"A\"\nreviewed_by = \"B\"\n+++\n# The hierarchy\n\nText with a [link](/docs/x#y).\n\n```diagram grid=4x3 threads=256\n```\n\n## Every field {#fields}\n\n```tsr grid=2 N=100 expect=E0112\nkernel k() {}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```lanemap\n```\n";
 
     #[test]
     fn a_page_splits_into_html_kernels_and_diagrams() {
@@ -586,7 +586,10 @@ mod tests {
                 Block::LaneMap => "lanemap",
             })
             .collect();
-        assert_eq!(kinds, ["html", "diagram", "html", "kernel", "html"]);
+        assert_eq!(
+            kinds,
+            ["html", "diagram", "html", "kernel", "html", "lanemap"]
+        );
         let Some(Block::Kernel(k)) = page.blocks.get(3) else {
             panic!()
         };

@@ -30,20 +30,20 @@ test('pick lane 17: its 16 elements light up; pick an element: its lane and inde
   // keeps one tab stop.
   await map.getByRole('gridcell', { name: 'A[0, 0]: lane 0, a[0]' }).focus();
   await page.keyboard.press('ArrowRight');
-  await expect(page.locator(':focus')).toHaveAccessibleName('A[0, 1]: lane 0, a[1]');
+  await expect(page.locator(':focus')).toHaveAccessibleName('A[0, 1]: lane 0, a[1] (0:1)');
   await page.keyboard.press('ArrowDown');
-  await expect(page.locator(':focus')).toHaveAccessibleName('A[1, 1]: lane 4, a[1]');
+  await expect(page.locator(':focus')).toHaveAccessibleName('A[1, 1]: lane 4, a[1] (4:1)');
   await expect(map.getByTestId('fragment-readout')).toHaveText(/^A\[1, 1\] is held by lane 4, at index 1/);
   await expect(map.getByTestId('fragment-a').locator('td[tabindex="0"]')).toHaveCount(1);
   await page.keyboard.press('End');
-  await expect(page.locator(':focus')).toHaveAccessibleName('A[1, 15]: lane 7, a[5]');
+  await expect(page.locator(':focus')).toHaveAccessibleName('A[1, 15]: lane 7, a[5] (7:5)');
   await page.keyboard.press('Escape');
   await expect(map.getByTestId('fragment-lane')).toHaveValue('');
   await expect(map.locator('td.picked')).toHaveCount(0);
   // Tab passes into the next grid, at the cell last picked there, without picking; Enter
   // picks the cell in focus.
   await page.keyboard.press('Tab');
-  await expect(page.locator(':focus')).toHaveAccessibleName('B[9, 6]: lane 24, b[3]');
+  await expect(page.locator(':focus')).toHaveAccessibleName('B[9, 6]: lane 24, b[3] (24:3)');
   await expect(map.getByTestId('fragment-lane')).toHaveValue('');
   await page.keyboard.press('Enter');
   await expect(map.getByTestId('fragment-lane')).toHaveValue('24');
