@@ -238,6 +238,36 @@ test('the From CUDA page lists the CUDA names a learner knows, and the search fi
   await page.goto('/docs/cuda');
   await expect(page.getByRole('row', { name: /^__syncthreads\(\) barrier\(\)/ })).toBeVisible();
   await expect(page.getByRole('row', { name: /^__shfl_down_sync\(mask, v, d\) shuffle_down\(v, d\)/ })).toBeVisible();
+  // The table keeps its header in view down to its last row, and never breaks a name.
+  const table = page.locator('.prose table').filter({ hasText: '__syncthreads()' });
+  await table.evaluate((t) => t.scrollIntoView({ block: 'start' }));
+  await table.evaluate((t) => { t.scrollTop = t.scrollHeight; });
+  await expect(table.locator('tbody tr').last()).toBeInViewport();
+  await expect(table.locator('thead th').first()).toBeInViewport();
+  // A code span may wrap between tokens, never inside a name: on a desktop and on a phone.
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    const broken = await table.locator('td code').evaluateAll((codes) =>
+      codes
+        .filter((code) => {
+          const text = code.firstChild;
+          if (!text || code.getClientRects().length < 2) return false;
+          const range = document.createRange();
+          const word = /[A-Za-z0-9_]/;
+          const all = text.textContent ?? '';
+          let top = -Infinity;
+          for (let i = 0; i < all.length; i++) {
+            range.setStart(text, i);
+            range.setEnd(text, i + 1);
+            const now = range.getBoundingClientRect().top;
+            if (now > top + 2 && i > 0 && word.test(all[i - 1]) && word.test(all[i])) return true;
+            top = Math.max(top, now);
+          }
+          return false;
+        })
+        .map((code) => code.textContent));
+    expect(broken, `at ${width} px`).toEqual([]);
+  }
   await page.getByTestId('docs-search').fill('syncthreads');
   await expect(page.getByTestId('search-results').getByRole('link', { name: /From CUDA/ }).first()).toBeVisible();
 });

@@ -11,6 +11,19 @@ test('the home page renders with no console errors', async ({ home, page, consol
   expect(consoleErrors).toEqual([]);
 });
 
+// What a visitor came to try is above the fold, on a desktop and on a phone (issue 68).
+for (const viewport of [{ width: 1280, height: 720 }, { width: 390, height: 844 }]) {
+  test(`the playground is one click away above the fold at ${viewport.width} px`, async ({ browser }) => {
+    const page = await (await browser.newContext({ viewport })).newPage();
+    await page.goto('/');
+    const play = page.getByTestId('hero-play');
+    await expect(play).toBeInViewport();
+    await play.click();
+    await expect(page.getByRole('textbox', { name: 'Kernel source' })).toBeVisible();
+    await page.context().close();
+  });
+}
+
 test('a launch the diagram cannot draw is explained, and fixing it recovers', async ({ home, page }) => {
   await home.open();
   await home.setNumber('threads', '0');

@@ -349,6 +349,8 @@ test('each result downloads as .npy, all as one .zip, and checks against an expe
     await result.getByTestId('goto').press('Enter');
     await expect(result.getByTestId('page-info')).toContainText(`Values 768 to ${Math.min(n, 1024) - 1}`);
     await expect(result.locator('td.target')).toHaveAttribute('title', /^\[900\] /);
+    // By keyboard too, the element gone to in full (its cell shows four places).
+    await expect(result.getByTestId('goto-value')).toHaveText(/^\[900\] = -?\d/);
     await result.getByTestId('goto').fill(String(n));
     await result.getByTestId('goto').press('Enter');
     await expect(result.getByTestId('goto-problem')).toHaveText(`element ${n} is past the end (${n} elements)`);

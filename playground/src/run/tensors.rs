@@ -229,11 +229,20 @@ fn TensorTable(
     let target = RwSignal::new(None::<usize>);
     let goto_problem = RwSignal::new(None::<String>);
     let shape = tensor.shape.clone();
+    // Shared by the cells and the element gone to.
+    let tensor = StoredValue::new_local(tensor);
+    // The element gone to, in full: a cell shows it short, and its tooltip is the pointer's
+    // way to the same.
+    let target_value = RwSignal::new(None::<String>);
     let scroller = NodeRef::<leptos::html::Div>::new();
     let go = move |text: String| match element_at(&text, &shape) {
         Ok(flat) => {
             goto_problem.set(None);
             target.set(Some(flat));
+            let exact = tensor
+                .with_value(|t| t.show_exact(flat))
+                .unwrap_or_default();
+            target_value.set(Some(format!("[{flat}] = {exact}")));
             turn(layout.place_of(flat));
             // The cell, drawn in the next frame, scrolled into the table's view (a window of
             // 64 columns is wider than a phone).
@@ -249,9 +258,13 @@ fn TensorTable(
                 }
             });
         }
-        Err(why) => goto_problem.set(Some(why)),
+        Err(why) => {
+            goto_problem.set(Some(why));
+            target_value.set(None);
+        }
     };
     let cell = move |i: usize| -> AnyView {
+        tensor.with_value(|tensor| {
         let (Some(mine), Some(value)) = (tensor.show(i), tensor.value(i)) else {
             return view! { <td class="empty"></td> }.into_any();
         };
@@ -261,9 +274,9 @@ fn TensorTable(
         let exact = |t: &Tensor| t.show_exact(i).unwrap_or_default();
         let title = match &other {
             Some(o) if theirs.is_some() => {
-                format!("[{i}] simulator {}, GPU {}", exact(&tensor), exact(o))
+                format!("[{i}] simulator {}, GPU {}", exact(tensor), exact(o))
             }
-            _ => format!("[{i}] {}", exact(&tensor)),
+            _ => format!("[{i}] {}", exact(tensor)),
         };
         view! {
             <td class:differs=differs class:target=move || target.get() == Some(i) style=heat(value, low, high) title=title>
@@ -271,6 +284,7 @@ fn TensorTable(
             </td>
         }
         .into_any()
+    })
     };
     let table = move || {
         let now = at.get();
@@ -404,6 +418,9 @@ fn TensorTable(
                     on:change=move |ev| { go(event_target_value(&ev)) }/>
                 {move || goto_problem.get().map(|why| view! { <span class="field-problem" role="status" data-testid="goto-problem">{why}</span> })}
             </label>
+            {move || target_value.get().map(|text| view! {
+                <span class="hint" role="status" data-testid="goto-value">{text}</span>
+            })}
         }
     });
     view! {

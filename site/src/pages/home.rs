@@ -17,6 +17,11 @@ pub fn Home() -> impl IntoView {
                 "A small GPU kernel language for learning how kernels address the launch "
                 "hierarchy: the grid, the CTA, the warp and the lane."
             </p>
+            // What a visitor came to try, above the fold at every width (issue 68).
+            <p class="hero-actions">
+                <a class="button primary" href="/play" data-testid="hero-play">"Open the playground"</a>
+                <a class="button" href="/docs/intro">"Read the docs"</a>
+            </p>
         </section>
         <section aria-labelledby="what">
             <h2 id="what">"What it is"</h2>
