@@ -289,9 +289,12 @@ fn flush(pending: &mut Vec<Event>, blocks: &mut Vec<Block>) {
     }
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, pending.drain(..));
-    // A code block scrolls sideways where its lines are long (a transcript, on a phone): the
-    // keyboard reaches it, as the site's kernels (`pre.code`) are reached.
-    let html = html.replace("<pre><code", "<pre tabindex=\"0\"><code");
+    // A code block scrolls sideways where its lines are long (a transcript, on a phone), and a
+    // table within its box (a long one, under its header): the keyboard reaches both, as the
+    // site's kernels (`pre.code`) are reached.
+    let html = html
+        .replace("<pre><code", "<pre tabindex=\"0\"><code")
+        .replace("<table>", "<table tabindex=\"0\">");
     blocks.push(Block::Html(html));
 }
 
@@ -604,7 +607,7 @@ mod tests {
         let Some(Block::Html(table)) = page.blocks.get(4) else {
             panic!()
         };
-        assert!(table.contains("<table>"));
+        assert!(table.contains("<table tabindex=\"0\">"));
         let Some(Block::Html(first)) = page.blocks.first() else {
             panic!()
         };
