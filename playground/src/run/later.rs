@@ -1,8 +1,8 @@
 //! The views a first visit to `/play` does not show, each in a part of the module that the page
 //! fetches the first time it is shown: a run's written tensors, the memory table, the stepper,
-//! the lane map, the PTX, WGSL and IR listings, and the launch diagram, which sits below the fold and loads when its place
-//! comes near the screen ([`WhenSeen`]); and the reading of the worker's replies, fetched with
-//! the first one.
+//! the lane map, the PTX, WGSL and IR listings, and the launch diagram, which sits below the
+//! fold and loads when its place comes near the screen ([`WhenSeen`]); and the reading of the
+//! worker's replies, fetched with the first one.
 //!
 //! In: a view's props. Out: the view, drawn once its part is loaded (a `Suspend`), or a line
 //! that says it could not be loaded (the network went away); the rest of the page goes on.
