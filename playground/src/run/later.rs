@@ -158,20 +158,21 @@ mod split {
     use leptos::prelude::*;
     use wasm_split_helpers::{wasm_split, SplitLoaderError};
 
-    #[wasm_split(written, fallible, return_wrapper(let view = _; { Ok(view) } -> Result<AnyView, SplitLoaderError>))]
-    pub fn written(props: WrittenProps) -> AnyView {
-        Written(props).into_any()
+    /// A split point `$name` that draws component `$view` from its props.
+    macro_rules! view_part {
+        ($name:ident, $props:ty, $view:ident) => {
+            #[wasm_split($name, fallible, return_wrapper(let view = _; { Ok(view) } -> Result<AnyView, SplitLoaderError>))]
+            pub fn $name(props: $props) -> AnyView {
+                $view(props).into_any()
+            }
+        };
     }
 
-    #[wasm_split(memory, fallible, return_wrapper(let view = _; { Ok(view) } -> Result<AnyView, SplitLoaderError>))]
-    pub fn memory(props: MemoryViewProps) -> AnyView {
-        MemoryView(props).into_any()
-    }
+    view_part!(written, WrittenProps, Written);
 
-    #[wasm_split(stepper, fallible, return_wrapper(let view = _; { Ok(view) } -> Result<AnyView, SplitLoaderError>))]
-    pub fn stepper(props: StepperProps) -> AnyView {
-        Stepper(props).into_any()
-    }
+    view_part!(memory, MemoryViewProps, MemoryView);
+
+    view_part!(stepper, StepperProps, Stepper);
 
     #[cfg(target_arch = "wasm32")]
     #[wasm_split(reply, fallible, return_wrapper(let outcome = _; { Ok(outcome) } -> Result<super::super::worker::Outcome, SplitLoaderError>))]
@@ -179,18 +180,9 @@ mod split {
         super::super::worker::decode(&data, &kind)
     }
 
-    #[wasm_split(diagram, fallible, return_wrapper(let view = _; { Ok(view) } -> Result<AnyView, SplitLoaderError>))]
-    pub fn diagram(props: LaunchDiagramProps) -> AnyView {
-        LaunchDiagram(props).into_any()
-    }
+    view_part!(diagram, LaunchDiagramProps, LaunchDiagram);
 
-    #[wasm_split(listing, fallible, return_wrapper(let view = _; { Ok(view) } -> Result<AnyView, SplitLoaderError>))]
-    pub fn listing(props: ListingViewProps) -> AnyView {
-        ListingView(props).into_any()
-    }
+    view_part!(listing, ListingViewProps, ListingView);
 
-    #[wasm_split(fragment_map, fallible, return_wrapper(let view = _; { Ok(view) } -> Result<AnyView, SplitLoaderError>))]
-    pub fn fragment_map(props: FragmentMapProps) -> AnyView {
-        FragmentMap(props).into_any()
-    }
+    view_part!(fragment_map, FragmentMapProps, FragmentMap);
 }
